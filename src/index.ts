@@ -1,0 +1,37 @@
+/** Tessera: an MCP 2026-07-28 server built around Multi Round-Trip Requests. */
+
+export { McpServer, type ServerOptions, type ServerLogger, type CacheableList } from './server/server.js';
+export type { RequestContext, ProgressUpdate } from './server/context.js';
+export { toolError, type ToolDefinition, type ToolHandler, type ToolReturn, type ArgsOf } from './server/tools.js';
+export type {
+  ResourceDefinition,
+  ResourceTemplateDefinition,
+  ResourceHandler,
+  TemplateHandler,
+  ResourceReturn,
+} from './server/resources.js';
+export type { PromptDefinition, PromptHandler, PromptReturn, PromptArguments } from './server/prompts.js';
+export type { Completer, CompletionRequest, CompletionAnswer } from './server/completion.js';
+export type { SchemaInput, JsonSchemaObject } from './server/schema.js';
+
+export { createNodeHandler, serveHttp, type HttpServeOptions, type NodeHandlerOptions, type RunningHttpServer } from './transport/http/node.js';
+export { createFetchHandler } from './transport/http/fetch.js';
+export { HttpError, type HttpTransportOptions } from './transport/http/core.js';
+export { serveStdio, streamLink } from './transport/stdio.js';
+export { serveLink, type LinkServer } from './transport/serve-link.js';
+export { createLinkPair, type MessageLink } from './transport/link.js';
+
+export { McpError, ErrorCode } from './protocol/errors.js';
+export * from './protocol/types.js';
+export * from './protocol/meta.js';
+export { Method, Notification, INPUT_REQUIRED_METHODS } from './protocol/methods.js';
+export { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS, LEGACY_PROTOCOL_VERSIONS } from './protocol/versions.js';
+export type {
+  JsonRpcRequest,
+  JsonRpcNotification,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+} from './protocol/jsonrpc.js';
+export type { RequestChannel, RequestHandler, Reply } from './protocol/channel.js';

@@ -1,0 +1,135 @@
+/** Prompts: registration, `prompts/list` and `prompts/get`. */
+
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { McpError } from '../protocol/errors.js';
+import type { GetPromptResult, Icon, InputRequiredResult, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
+import type { Completer } from './completion.js';
+import type { RequestContext } from './context.js';
+import { paginate } from './pagination.js';
+import { isStandardSchema, resolveSchema, type ResolvedSchema } from './schema.js';
+
+/** Arguments: a list of string arguments, or a Standard Schema of an object whose values are strings. */
+export type PromptArguments = PromptArgument[] | StandardSchemaV1;
+
+export type PromptArgsOf<A> = A extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<A> : Record<string, string>;
+
+/** A text becomes one user message. */
+export type PromptReturn = string | PromptMessage[] | GetPromptResult | InputRequiredResult;
+
+export interface PromptDefinition<A extends PromptArguments | undefined = undefined> {
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  arguments?: A;
+  /** Completions for arguments, by argument name. */
+  complete?: Record<string, Completer>;
+}
+
+export type PromptHandler<A> = (args: PromptArgsOf<A>, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
+
+interface RegisteredPrompt {
+  descriptor: Prompt;
+  schema: ResolvedSchema | undefined;
+  complete: Record<string, Completer> | undefined;
+  handler: (args: unknown, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
+}
+
+/** Derives the wire argument list from an object schema's properties. */
+function argumentsFromSchema(jsonSchema: Record<string, unknown>): PromptArgument[] {
+  const properties = (jsonSchema.properties ?? {}) as Record<string, { description?: string; title?: string }>;
+  const required = new Set(Array.isArray(jsonSchema.required) ? (jsonSchema.required as string[]) : []);
+  return Object.entries(properties).map(([name, property]) => {
+    const argument: PromptArgument = { name };
+    if (property.title !== undefined) argument.title = property.title;
+    if (property.description !== undefined) argument.description = property.description;
+    if (required.has(name)) argument.required = true;
+    return argument;
+  });
+}
+
+export class PromptRegistry {
+  private readonly prompts = new Map<string, RegisteredPrompt>();
+  private listCache: Prompt[] | undefined;
+
+  constructor(private readonly onChange: () => void) {}
+
+  get size(): number {
+    return this.prompts.size;
+  }
+
+  add<A extends PromptArguments | undefined>(name: string, definition: PromptDefinition<A>, handler: PromptHandler<A>): () => void {
+    if (this.prompts.has(name)) throw new TypeError(`Prompt "${name}" is already registered`);
+    const descriptor: Prompt = { name };
+    if (definition.title !== undefined) descriptor.title = definition.title;
+    if (definition.description !== undefined) descriptor.description = definition.description;
+    let schema: ResolvedSchema | undefined;
+    if (isStandardSchema(definition.arguments)) {
+      schema = resolveSchema(definition.arguments, 'input', `Prompt "${name}"`);
+      descriptor.arguments = argumentsFromSchema(schema.jsonSchema);
+    } else if (Array.isArray(definition.arguments)) {
+      descriptor.arguments = definition.arguments;
+    }
+    if (definition.icons !== undefined) descriptor.icons = definition.icons;
+    if (definition._meta !== undefined) descriptor._meta = definition._meta;
+    this.prompts.set(name, {
+      descriptor,
+      schema,
+      complete: definition.complete,
+      handler: handler as RegisteredPrompt['handler'],
+    });
+    this.changed();
+    return () => {
+      if (this.prompts.delete(name)) this.changed();
+    };
+  }
+
+  private changed(): void {
+    this.listCache = undefined;
+    this.onChange();
+  }
+
+  list(cursor: unknown, pageSize: number): { prompts: Prompt[]; nextCursor?: string } {
+    this.listCache ??= [...this.prompts.values()].map((p) => p.descriptor);
+    const page = paginate('prompts', this.listCache, (p) => p.name, cursor, pageSize);
+    return page.nextCursor === undefined ? { prompts: page.items } : { prompts: page.items, nextCursor: page.nextCursor };
+  }
+
+  completer(name: string, argument: string): Completer | undefined | null {
+    const prompt = this.prompts.get(name);
+    if (!prompt) return null;
+    return prompt.complete?.[argument];
+  }
+
+  async get(params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+    const name = params.name;
+    if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
+    const prompt = this.prompts.get(name);
+    if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
+    const raw = params.arguments ?? {};
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      throw McpError.invalidParams('Invalid params: arguments must be an object');
+    }
+    let args: unknown = raw;
+    if (prompt.schema) {
+      const checked = await prompt.schema.validate(raw);
+      if (!checked.ok) throw McpError.invalidParams(`Invalid arguments for prompt ${name}: ${checked.message}`);
+      args = checked.value;
+    } else {
+      for (const [key, value] of Object.entries(raw)) {
+        if (typeof value !== 'string') throw McpError.invalidParams(`Invalid arguments for prompt ${name}: ${key} must be a string`);
+      }
+      const missing = (prompt.descriptor.arguments ?? []).filter((a) => a.required && !(a.name in raw)).map((a) => a.name);
+      if (missing.length > 0) {
+        throw McpError.invalidParams(`Invalid arguments for prompt ${name}: missing ${missing.join(', ')}`);
+      }
+    }
+    const returned = await prompt.handler(args, ctx);
+    if (typeof returned === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: returned } }] };
+    if (Array.isArray(returned)) return { messages: returned };
+    if (!Array.isArray((returned as GetPromptResult).messages) && (returned as InputRequiredResult).resultType !== 'input_required') {
+      throw new TypeError(`Prompt "${name}" returned a result without a messages array`);
+    }
+    return returned as unknown as Record<string, unknown>;
+  }
+}

@@ -1,0 +1,215 @@
+/** Resources and resource templates: registration, `resources/list`, `resources/templates/list`, `resources/read`. */
+
+import { Router } from 'uri-template-router';
+import { bytesToBase64 } from '../protocol/base64.js';
+import { McpError } from '../protocol/errors.js';
+import type {
+  Annotations,
+  CacheHints,
+  Icon,
+  InputRequiredResult,
+  ReadResourceResult,
+  Resource,
+  ResourceContents,
+  ResourceTemplate,
+} from '../protocol/types.js';
+import type { RequestContext } from './context.js';
+import type { Completer } from './completion.js';
+import { paginate } from './pagination.js';
+
+/** What a read handler may return; strings become text and bytes become a base64 blob. */
+export type ResourceReturn = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult | InputRequiredResult;
+
+export interface ResourceDefinition {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  size?: number;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  /** Caching hints for reads of this resource (default: the server's `cache.read`). */
+  cache?: Partial<CacheHints>;
+}
+
+export interface ResourceTemplateDefinition {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+  cache?: Partial<CacheHints>;
+  /** Completions for template variables, by variable name. */
+  complete?: Record<string, Completer>;
+}
+
+export type ResourceHandler = (uri: string, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
+export type TemplateHandler = (
+  uri: string,
+  variables: Record<string, string>,
+  ctx: RequestContext,
+) => ResourceReturn | Promise<ResourceReturn>;
+
+interface StaticEntry {
+  descriptor: Resource;
+  cache: Partial<CacheHints> | undefined;
+  handler: ResourceHandler;
+}
+
+interface TemplateEntry {
+  descriptor: ResourceTemplate;
+  cache: Partial<CacheHints> | undefined;
+  complete: Record<string, Completer> | undefined;
+  handler: TemplateHandler;
+}
+
+export interface ReadOutcome {
+  result: Record<string, unknown>;
+  cache: Partial<CacheHints> | undefined;
+}
+
+function pick<T extends object>(source: T, keys: readonly (keyof T)[]): Partial<T> {
+  const out: Partial<T> = {};
+  for (const key of keys) if (source[key] !== undefined) out[key] = source[key];
+  return out;
+}
+
+const RESOURCE_FIELDS = ['uri', 'name', 'title', 'description', 'mimeType', 'annotations', 'size', 'icons', '_meta'] as const;
+const TEMPLATE_FIELDS = ['uriTemplate', 'name', 'title', 'description', 'mimeType', 'annotations', 'icons', '_meta'] as const;
+
+function flattenVariables(params: Record<string, string | string[]> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params ?? {})) out[key] = Array.isArray(value) ? value.join(',') : value;
+  return out;
+}
+
+/** Turns whatever a handler returned into `ReadResourceResult` contents. */
+function toContents(uri: string, mimeType: string | undefined, returned: ResourceReturn): ResourceContents[] {
+  const withMime = <T extends ResourceContents>(c: T): T => (mimeType !== undefined && c.mimeType === undefined ? { ...c, mimeType } : c);
+  if (typeof returned === 'string') return [withMime({ uri, text: returned })];
+  if (returned instanceof Uint8Array) return [withMime({ uri, blob: bytesToBase64(returned) })];
+  if (Array.isArray(returned)) return returned;
+  if ('contents' in returned && Array.isArray(returned.contents)) return returned.contents;
+  if ('uri' in returned) return [returned as ResourceContents];
+  throw new TypeError(`The read handler for ${uri} returned something that is not resource contents`);
+}
+
+export class ResourceRegistry {
+  private readonly resources = new Map<string, StaticEntry>();
+  private readonly templates = new Map<string, TemplateEntry>();
+  private router: Router<TemplateEntry> | undefined;
+  private resourceList: Resource[] | undefined;
+  private templateList: ResourceTemplate[] | undefined;
+
+  constructor(private readonly onChange: () => void) {}
+
+  get size(): number {
+    return this.resources.size + this.templates.size;
+  }
+
+  add(definition: ResourceDefinition, handler: ResourceHandler): () => void {
+    const uri = definition.uri;
+    if (typeof uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri)) {
+      throw new TypeError(`Resource URI "${uri}" must be an absolute URI with a scheme`);
+    }
+    if (this.resources.has(uri)) throw new TypeError(`Resource "${uri}" is already registered`);
+    this.resources.set(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, cache: definition.cache, handler });
+    this.changed();
+    return () => {
+      if (this.resources.delete(uri)) this.changed();
+    };
+  }
+
+  addTemplate(definition: ResourceTemplateDefinition, handler: TemplateHandler): () => void {
+    const template = definition.uriTemplate;
+    if (this.templates.has(template)) throw new TypeError(`Resource template "${template}" is already registered`);
+    const entry: TemplateEntry = {
+      descriptor: pick(definition, TEMPLATE_FIELDS) as ResourceTemplate,
+      cache: definition.cache,
+      complete: definition.complete,
+      handler,
+    };
+    try {
+      new Router<TemplateEntry>().addTemplate(template, {}, entry);
+    } catch (error) {
+      throw new TypeError(`Resource template "${template}" is not a valid RFC 6570 template (${(error as Error).message})`);
+    }
+    this.templates.set(template, entry);
+    this.changed();
+    return () => {
+      if (this.templates.delete(template)) this.changed();
+    };
+  }
+
+  private changed(): void {
+    this.router = undefined;
+    this.resourceList = undefined;
+    this.templateList = undefined;
+    this.onChange();
+  }
+
+  list(cursor: unknown, pageSize: number): { resources: Resource[]; nextCursor?: string } {
+    this.resourceList ??= [...this.resources.values()].map((r) => r.descriptor);
+    const page = paginate('resources', this.resourceList, (r) => r.uri, cursor, pageSize);
+    return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
+  }
+
+  listTemplates(cursor: unknown, pageSize: number): { resourceTemplates: ResourceTemplate[]; nextCursor?: string } {
+    this.templateList ??= [...this.templates.values()].map((t) => t.descriptor);
+    const page = paginate('templates', this.templateList, (t) => t.uriTemplate, cursor, pageSize);
+    return page.nextCursor === undefined
+      ? { resourceTemplates: page.items }
+      : { resourceTemplates: page.items, nextCursor: page.nextCursor };
+  }
+
+  private matchTemplate(uri: string): { entry: TemplateEntry; variables: Record<string, string> } | undefined {
+    if (this.templates.size === 0) return undefined;
+    if (!this.router) {
+      this.router = new Router<TemplateEntry>();
+      for (const [template, entry] of this.templates) this.router.addTemplate(template, {}, entry);
+    }
+    const match = this.router.resolveURI(uri);
+    return match ? { entry: match.matchValue, variables: flattenVariables(match.params) } : undefined;
+  }
+
+  /** The completer for a template variable, by the template text the client referenced. */
+  templateCompleter(uriTemplate: string, variable: string): Completer | undefined | null {
+    const entry = this.templates.get(uriTemplate);
+    if (!entry) return null;
+    return entry.complete?.[variable];
+  }
+
+  async read(params: Record<string, unknown>, ctx: RequestContext): Promise<ReadOutcome> {
+    const uri = params.uri;
+    if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: uri must be a string');
+    const exact = this.resources.get(uri);
+    let returned: ResourceReturn;
+    let mimeType: string | undefined;
+    let cache: Partial<CacheHints> | undefined;
+    if (exact) {
+      returned = await exact.handler(uri, ctx);
+      mimeType = exact.descriptor.mimeType;
+      cache = exact.cache;
+    } else {
+      const match = this.matchTemplate(uri);
+      if (!match) throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
+      returned = await match.entry.handler(uri, match.variables, ctx);
+      mimeType = match.entry.descriptor.mimeType;
+      cache = match.entry.cache;
+    }
+    if (typeof returned === 'object' && (returned as InputRequiredResult).resultType === 'input_required') {
+      return { result: returned as unknown as Record<string, unknown>, cache };
+    }
+    const contents = toContents(uri, mimeType, returned);
+    if (contents.length === 0) {
+      // The spec forbids empty contents for a resource; a handler with nothing to give has not found it.
+      throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
+    }
+    return { result: { contents }, cache };
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * The stateless MCP server: registration API, the request gates, and the
+ * method table. Every request is answered from its own contents; the server
+ * keeps nothing between requests but what was registered.
+ */
+
+import type { Reply, RequestChannel, RequestHandler } from '../protocol/channel.js';
+import { McpError, httpStatusForError } from '../protocol/errors.js';
+import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { META_SERVER_INFO } from '../protocol/meta.js';
+import { INPUT_REQUIRED_METHODS, Method } from '../protocol/methods.js';
+import type { CacheHints, Implementation, ServerCapabilities } from '../protocol/types.js';
+import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { complete } from './completion.js';
+import { RequestExchange, type RequestContext } from './context.js';
+import { checkParamHeaders, checkRoutingHeaders, checkVersionHeader } from './header-gate.js';
+import { PromptRegistry, type PromptArguments, type PromptDefinition, type PromptHandler } from './prompts.js';
+import { hasModernMeta, readRequestMeta, type RequestMeta } from './request-meta.js';
+import {
+  ResourceRegistry,
+  type ResourceDefinition,
+  type ResourceHandler,
+  type ResourceTemplateDefinition,
+  type TemplateHandler,
+} from './resources.js';
+import type { SchemaInput } from './schema.js';
+import { SubscriptionHub } from './subscriptions.js';
+import { ToolRegistry, type ToolDefinition, type ToolHandler } from './tools.js';
+
+/** Where the server reports what the client must not see: handler failures, rejected state. */
+export interface ServerLogger {
+  error(message: string, detail?: unknown): void;
+  warn(message: string, detail?: unknown): void;
+}
+
+const stderrLogger: ServerLogger = {
+  error: (message, detail) => console.error(`[tessera] ${message}`, ...(detail === undefined ? [] : [detail])),
+  warn: (message, detail) => console.error(`[tessera] ${message}`, ...(detail === undefined ? [] : [detail])),
+};
+
+export type CacheableList = 'discover' | 'tools' | 'prompts' | 'resources' | 'templates' | 'read';
+
+export interface ServerOptions {
+  /** Guidance for the model, published by `server/discover`. */
+  instructions?: string;
+  /** Items per page of the list methods (default 100). */
+  pageSize?: number;
+  /** Caching hints (`ttlMs`, `cacheScope`) per cacheable result; resources may override `read` one by one. */
+  cache?: Partial<Record<CacheableList, Partial<CacheHints>>>;
+  /** Whether handlers may send log messages to clients that opt in (deprecated feature; default true). */
+  logging?: boolean;
+  /** Put `serverInfo` in every result's `_meta` (default true). */
+  serverInfoInResults?: boolean;
+  logger?: ServerLogger;
+}
+
+const DEFAULT_CACHE: Record<CacheableList, CacheHints> = {
+  discover: { ttlMs: 60_000, cacheScope: 'public' },
+  tools: { ttlMs: 60_000, cacheScope: 'public' },
+  prompts: { ttlMs: 60_000, cacheScope: 'public' },
+  resources: { ttlMs: 60_000, cacheScope: 'public' },
+  templates: { ttlMs: 60_000, cacheScope: 'public' },
+  // A resource's contents may be about the caller: private unless the author says otherwise.
+  read: { ttlMs: 0, cacheScope: 'private' },
+};
+
+type MethodHandler = (request: JsonRpcRequest, ctx: RequestExchange, channel: RequestChannel) => Promise<Record<string, unknown>>;
+
+export class McpServer implements RequestHandler {
+  readonly info: Implementation;
+  private readonly options: ServerOptions;
+  private readonly logger: ServerLogger;
+  private readonly tools: ToolRegistry;
+  private readonly resources: ResourceRegistry;
+  private readonly prompts: PromptRegistry;
+  private readonly hub = new SubscriptionHub();
+  private readonly methods: Map<string, MethodHandler>;
+  private readonly cache: Record<CacheableList, CacheHints>;
+  private readonly pageSize: number;
+  private readonly serverInfoMeta: Record<string, unknown> | undefined;
+
+  constructor(info: Implementation, options: ServerOptions = {}) {
+    this.info = info;
+    this.options = options;
+    this.logger = options.logger ?? stderrLogger;
+    this.pageSize = options.pageSize ?? 100;
+    this.cache = { ...DEFAULT_CACHE };
+    for (const [list, hints] of Object.entries(options.cache ?? {})) {
+      const key = list as CacheableList;
+      this.cache[key] = { ...DEFAULT_CACHE[key], ...hints };
+    }
+    this.serverInfoMeta = options.serverInfoInResults === false ? undefined : { [META_SERVER_INFO]: info };
+    this.tools = new ToolRegistry(() => this.hub.toolsChanged());
+    this.resources = new ResourceRegistry(() => this.hub.resourcesChanged());
+    this.prompts = new PromptRegistry(() => this.hub.promptsChanged());
+    this.methods = this.methodTable();
+  }
+
+  /* ---------------- registration ---------------- */
+
+  /** Registers a tool. Returns a function that removes it again (listeners hear `tools/list_changed`). */
+  tool<S extends SchemaInput | undefined = undefined>(name: string, definition: ToolDefinition<S>, handler: ToolHandler<S>): () => void {
+    return this.tools.add(name, definition, handler);
+  }
+
+  resource(definition: ResourceDefinition, handler: ResourceHandler): () => void {
+    return this.resources.add(definition, handler);
+  }
+
+  resourceTemplate(definition: ResourceTemplateDefinition, handler: TemplateHandler): () => void {
+    return this.resources.addTemplate(definition, handler);
+  }
+
+  prompt<A extends PromptArguments | undefined = undefined>(
+    name: string,
+    definition: PromptDefinition<A>,
+    handler: PromptHandler<A>,
+  ): () => void {
+    return this.prompts.add(name, definition, handler);
+  }
+
+  /** Tells subscribers of `uri` (or of a URI it lies under) that the resource changed. */
+  resourceUpdated(uri: string): void {
+    this.hub.resourceUpdated(uri);
+  }
+
+  /** Ends every open `subscriptions/listen` stream gracefully. */
+  close(): void {
+    this.hub.closeAll();
+  }
+
+  /** What `server/discover` advertises, derived from what is registered. */
+  capabilities(): ServerCapabilities {
+    const capabilities: ServerCapabilities = {};
+    if (this.tools.size > 0) capabilities.tools = { listChanged: true };
+    if (this.prompts.size > 0) capabilities.prompts = { listChanged: true };
+    if (this.resources.size > 0) capabilities.resources = { subscribe: true, listChanged: true };
+    if (this.prompts.size > 0 || this.resources.size > 0) capabilities.completions = {};
+    if (this.options.logging !== false) capabilities.logging = {};
+    return capabilities;
+  }
+
+  /* ---------------- request path ---------------- */
+
+  async handleRequest(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
+    let exchange: RequestExchange | undefined;
+    try {
+      const { handler, meta } = this.admit(request, channel);
+      exchange = new RequestExchange(request.method, request.id, meta, channel, this.options.logging !== false);
+      const result = await handler(request, exchange, channel);
+      exchange.finish();
+      return { message: resultResponse(request.id, this.finishResult(request.method, result)), status: 200 };
+    } catch (error) {
+      exchange?.finish();
+      const mcpError = this.toMcpError(error, request.method);
+      return { message: errorResponse(request.id, mcpError), status: httpStatusForError(mcpError) };
+    }
+  }
+
+  /**
+   * The gates, in the order that gives each failure its mandated error:
+   * `_meta` (-32602/400), version header (-32020/400), version (-32022/400),
+   * method (-32601/404), routing headers (-32020/400).
+   */
+  private admit(request: JsonRpcRequest, channel: RequestChannel): { handler: MethodHandler; meta: RequestMeta } {
+    const header = channel.header?.bind(channel);
+    if (request.method === 'initialize' && !hasModernMeta(request.params)) {
+      // A 2025-era handshake: name the versions served here, since such a client cannot fall forward by itself.
+      const requested = request.params?.protocolVersion;
+      throw McpError.unsupportedVersion(typeof requested === 'string' ? requested : 'unknown', MODERN_PROTOCOL_VERSIONS);
+    }
+    const meta = readRequestMeta(request.params);
+    if (header) checkVersionHeader(header, meta.protocolVersion);
+    if (!MODERN_PROTOCOL_VERSIONS.includes(meta.protocolVersion)) {
+      throw McpError.unsupportedVersion(meta.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+    }
+    // Removed methods (initialize, ping, logging/setLevel, resources/subscribe…) are unknown here: -32601 on 404.
+    const handler = this.methods.get(request.method);
+    if (!handler || !this.methodAvailable(request.method)) throw McpError.methodNotFound(request.method);
+    if (header) {
+      checkRoutingHeaders(header, request);
+      if (request.method === Method.ToolsCall && typeof request.params?.name === 'string') {
+        const mirrors = this.tools.headerParams(request.params.name);
+        if (mirrors && mirrors.length > 0) checkParamHeaders(header, mirrors, request.params.arguments);
+      }
+    }
+    return { handler, meta };
+  }
+
+  private methodAvailable(method: string): boolean {
+    const capabilities = this.capabilities();
+    switch (method) {
+      case Method.ToolsList:
+      case Method.ToolsCall:
+        return capabilities.tools !== undefined;
+      case Method.PromptsList:
+      case Method.PromptsGet:
+        return capabilities.prompts !== undefined;
+      case Method.ResourcesList:
+      case Method.ResourceTemplatesList:
+      case Method.ResourcesRead:
+        return capabilities.resources !== undefined;
+      case Method.Complete:
+        return capabilities.completions !== undefined;
+      default:
+        return true;
+    }
+  }
+
+  private methodTable(): Map<string, MethodHandler> {
+    const params = (r: JsonRpcRequest): Record<string, unknown> => r.params ?? {};
+    const withCache = (result: Record<string, unknown>, hints: CacheHints): Record<string, unknown> => ({
+      ...result,
+      ttlMs: hints.ttlMs,
+      cacheScope: hints.cacheScope,
+    });
+    return new Map<string, MethodHandler>([
+      [
+        Method.Discover,
+        async () => {
+          const result: Record<string, unknown> = {
+            supportedVersions: [...MODERN_PROTOCOL_VERSIONS],
+            capabilities: this.capabilities(),
+          };
+          if (this.options.instructions !== undefined) result.instructions = this.options.instructions;
+          return withCache(result, this.cache.discover);
+        },
+      ],
+      [Method.ToolsList, async (r) => withCache(this.tools.list(params(r).cursor, this.pageSize), this.cache.tools)],
+      [Method.ToolsCall, async (r, ctx) => this.tools.call(params(r), ctx)],
+      [Method.PromptsList, async (r) => withCache(this.prompts.list(params(r).cursor, this.pageSize), this.cache.prompts)],
+      [Method.PromptsGet, async (r, ctx) => this.prompts.get(params(r), ctx)],
+      [Method.ResourcesList, async (r) => withCache(this.resources.list(params(r).cursor, this.pageSize), this.cache.resources)],
+      [
+        Method.ResourceTemplatesList,
+        async (r) => withCache(this.resources.listTemplates(params(r).cursor, this.pageSize), this.cache.templates),
+      ],
+      [
+        Method.ResourcesRead,
+        async (r, ctx) => {
+          const { result, cache } = await this.resources.read(params(r), ctx);
+          if (result.resultType === 'input_required') return result;
+          return withCache(result, { ...this.cache.read, ...cache });
+        },
+      ],
+      [
+        Method.Complete,
+        async (r, ctx) =>
+          complete(params(r), ctx, (ref, argument) =>
+            ref.type === 'ref/prompt'
+              ? this.prompts.completer(String(ref.name), argument)
+              : this.resources.templateCompleter(String(ref.uri), argument),
+          ),
+      ],
+      [Method.SubscriptionsListen, async (r, _ctx, channel) => this.hub.listen(r.id, params(r), channel, this.capabilities())],
+    ]);
+  }
+
+  /** Adds `resultType` and `serverInfo`; refuses `input_required` where the spec forbids it. */
+  private finishResult(method: string, result: Record<string, unknown>): Record<string, unknown> {
+    const resultType = result.resultType;
+    if (resultType === 'input_required' && !INPUT_REQUIRED_METHODS.has(method)) {
+      throw new McpError(-32603, 'Internal error');
+    }
+    const meta = this.serverInfoMeta
+      ? result._meta === undefined
+        ? this.serverInfoMeta
+        : { ...(result._meta as Record<string, unknown>), ...this.serverInfoMeta }
+      : result._meta;
+    const finished: Record<string, unknown> = { resultType: resultType ?? 'complete', ...result };
+    if (meta !== undefined) finished._meta = meta;
+    return finished;
+  }
+
+  private toMcpError(error: unknown, method: string): McpError {
+    if (error instanceof McpError) return error;
+    this.logger.error(`${method} failed`, error);
+    return McpError.internal();
+  }
+}
+
+export type { RequestContext };
+export { LEGACY_PROTOCOL_VERSIONS };

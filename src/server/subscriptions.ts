@@ -1,0 +1,109 @@
+/**
+ * `subscriptions/listen`: one long-lived request per subscription, whose
+ * response stream carries only the change notifications the client opted in to,
+ * each tagged with the subscription id (the listen request's id).
+ */
+
+import type { RequestChannel } from '../protocol/channel.js';
+import { McpError } from '../protocol/errors.js';
+import { notification } from '../protocol/jsonrpc.js';
+import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
+import { Notification } from '../protocol/methods.js';
+import type { RequestId, ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
+
+interface Listener {
+  id: RequestId;
+  filter: SubscriptionFilter;
+  channel: RequestChannel;
+  close: () => void;
+}
+
+/** The part of the client's filter this server can honour, given its capabilities. */
+export function agreedFilter(requested: SubscriptionFilter, capabilities: ServerCapabilities): SubscriptionFilter {
+  const agreed: SubscriptionFilter = {};
+  if (requested.toolsListChanged === true && capabilities.tools?.listChanged) agreed.toolsListChanged = true;
+  if (requested.promptsListChanged === true && capabilities.prompts?.listChanged) agreed.promptsListChanged = true;
+  if (requested.resourcesListChanged === true && capabilities.resources?.listChanged) agreed.resourcesListChanged = true;
+  if (Array.isArray(requested.resourceSubscriptions) && capabilities.resources?.subscribe) {
+    const uris = requested.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
+    if (uris.length > 0) agreed.resourceSubscriptions = uris;
+  }
+  return agreed;
+}
+
+export class SubscriptionHub {
+  private readonly listeners = new Set<Listener>();
+
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  /**
+   * Serves one listen request: acknowledges, then holds the request open until
+   * the client goes away (nothing more to send) or the server shuts down (the
+   * graceful `subscriptions/listen` result).
+   */
+  listen(
+    id: RequestId,
+    params: Record<string, unknown>,
+    channel: RequestChannel,
+    capabilities: ServerCapabilities,
+  ): Promise<Record<string, unknown>> {
+    const requested = params.notifications;
+    if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
+      throw McpError.invalidParams('Invalid params: notifications must be a subscription filter object');
+    }
+    if (!channel.canNotify) {
+      throw McpError.invalidRequest('subscriptions/listen needs a stream: accept text/event-stream');
+    }
+    const filter = agreedFilter(requested as SubscriptionFilter, capabilities);
+    const tag = { [META_SUBSCRIPTION_ID]: id };
+    channel.notify(notification(Notification.SubscriptionsAcknowledged, { _meta: tag, notifications: filter }));
+
+    return new Promise((resolve) => {
+      const listener: Listener = {
+        id,
+        filter,
+        channel,
+        close: () => {
+          this.listeners.delete(listener);
+          resolve({ _meta: tag });
+        },
+      };
+      this.listeners.add(listener);
+      channel.signal.addEventListener('abort', listener.close, { once: true });
+    });
+  }
+
+  private send(listener: Listener, method: string, extra?: Record<string, unknown>): void {
+    if (listener.channel.signal.aborted) return;
+    listener.channel.notify(notification(method, { ...extra, _meta: { [META_SUBSCRIPTION_ID]: listener.id } }));
+  }
+
+  toolsChanged(): void {
+    for (const l of this.listeners) if (l.filter.toolsListChanged) this.send(l, Notification.ToolsListChanged);
+  }
+
+  promptsChanged(): void {
+    for (const l of this.listeners) if (l.filter.promptsListChanged) this.send(l, Notification.PromptsListChanged);
+  }
+
+  resourcesChanged(): void {
+    for (const l of this.listeners) if (l.filter.resourcesListChanged) this.send(l, Notification.ResourcesListChanged);
+  }
+
+  /** A resource changed; listeners subscribed to it, or to a URI it lies under, hear of it. */
+  resourceUpdated(uri: string): void {
+    for (const l of this.listeners) {
+      const subscribed = l.filter.resourceSubscriptions;
+      if (subscribed?.some((s) => uri === s || (uri.startsWith(s) && /[/#?]$/.test(s)) || uri.startsWith(`${s}/`))) {
+        this.send(l, Notification.ResourceUpdated, { uri });
+      }
+    }
+  }
+
+  /** Ends every listen stream with its graceful result (e.g. on shutdown). */
+  closeAll(): void {
+    for (const l of [...this.listeners]) l.close();
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * Streamable HTTP (2026-07-28), independent of the HTTP library: the checks
+ * that come before the body (method, Host/Origin, content type, size), reading
+ * the one JSON-RPC message, and choosing a JSON body or an SSE stream for the
+ * reply. A reply starts as JSON and turns into SSE only when the handler sends
+ * a notification first, so every 4xx the spec fixes is still possible until then.
+ */
+
+import type { RequestChannel, RequestHandler } from '../../protocol/channel.js';
+import { McpError, httpStatusForError } from '../../protocol/errors.js';
+import { errorResponse, parseMessage, type JsonRpcNotification } from '../../protocol/jsonrpc.js';
+import { HostGuard, type HostGuardOptions } from './host-guard.js';
+import { SSE_HEADERS, SseStream, type ByteSink } from './sse.js';
+
+export interface HttpTransportOptions extends HostGuardOptions {
+  /** Largest accepted request body in bytes (default 4 MiB); larger bodies get 413. */
+  maxBodyBytes?: number;
+  /** Interval of SSE comment keep-alives on open streams, in ms (default 15000; 0 disables). */
+  keepAliveMs?: number;
+  /** Turns off the Host/Origin check (e.g. behind a proxy that already enforces it). */
+  dnsRebindingProtection?: boolean;
+  /**
+   * Establishes the caller from request headers (e.g. a bearer token). Return
+   * the principal, `undefined` for anonymous, or throw `HttpError` (401/403) to refuse.
+   */
+  authenticate?: (header: (name: string) => string | undefined) => string | undefined | Promise<string | undefined>;
+}
+
+/** An HTTP-level refusal with its status, for `authenticate` hooks and adapters. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** The request as the core needs it, from any HTTP library. */
+export interface HttpRequestView {
+  method: string;
+  /** Lower-case header name → value. */
+  header(name: string): string | undefined;
+  /** Aborted when the client disconnects. */
+  signal: AbortSignal;
+}
+
+/** How the core answers, implemented by each adapter. */
+export interface HttpResponder {
+  /** A complete response with a body (or none when `body` is empty). */
+  send(status: number, headers: Record<string, string>, body: string): void;
+  /** Starts a 200 response whose body is written piece by piece. */
+  stream(headers: Record<string, string>): ByteSink;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+function jsonError(status: number, error: McpError, id?: string | number): [number, Record<string, string>, string] {
+  return [status, JSON_HEADERS, JSON.stringify(errorResponse(id, error))];
+}
+
+function acceptsSse(accept: string | undefined): boolean {
+  return accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*');
+}
+
+function acceptsJsonOrSse(accept: string | undefined): boolean {
+  return accept === undefined || /application\/json|text\/event-stream|\*\/\*|application\/\*/.test(accept);
+}
+
+export class HttpCore {
+  readonly maxBodyBytes: number;
+  private readonly guard: HostGuard | undefined;
+  private readonly keepAliveMs: number;
+
+  constructor(
+    private readonly handler: RequestHandler,
+    private readonly options: HttpTransportOptions = {},
+  ) {
+    this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+    this.keepAliveMs = options.keepAliveMs ?? 15_000;
+    this.guard = options.dnsRebindingProtection === false ? undefined : new HostGuard(options);
+  }
+
+  /**
+   * Checks that need no body. Returns the refusal to send, or undefined to go on
+   * and read the body. `contentLength` lets an oversized body be refused unread.
+   */
+  precheck(request: HttpRequestView): [number, Record<string, string>, string] | undefined {
+    const refusal = this.guard?.check(request.header('host'), request.header('origin'));
+    if (refusal) return jsonError(403, McpError.invalidRequest(`Forbidden: ${refusal}`));
+    if (request.method !== 'POST') {
+      return [405, { ...JSON_HEADERS, allow: 'POST' }, JSON.stringify(errorResponse(undefined, McpError.invalidRequest('Method not allowed: send JSON-RPC messages with POST')))];
+    }
+    const contentType = request.header('content-type');
+    if (!contentType || !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
+      return jsonError(415, McpError.invalidRequest('Unsupported media type: the body must be application/json'));
+    }
+    if (!acceptsJsonOrSse(request.header('accept'))) {
+      return jsonError(406, McpError.invalidRequest('Not acceptable: accept application/json and text/event-stream'));
+    }
+    const length = request.header('content-length');
+    if (length !== undefined && Number(length) > this.maxBodyBytes) return this.tooLarge();
+    return undefined;
+  }
+
+  tooLarge(): [number, Record<string, string>, string] {
+    return jsonError(413, McpError.invalidRequest(`Payload too large: the limit is ${this.maxBodyBytes} bytes`));
+  }
+
+  /** Handles one POST whose body has been read. Never throws. */
+  async respond(request: HttpRequestView, body: string, responder: HttpResponder): Promise<void> {
+    let principal: string | undefined;
+    if (this.options.authenticate) {
+      try {
+        principal = await this.options.authenticate((name) => request.header(name));
+      } catch (error) {
+        if (error instanceof HttpError) {
+          responder.send(error.status, { ...JSON_HEADERS, ...error.headers }, JSON.stringify(errorResponse(undefined, McpError.invalidRequest(error.message))));
+        } else {
+          responder.send(...jsonError(500, McpError.internal()));
+        }
+        return;
+      }
+    }
+
+    const incoming = parseMessage(body);
+    switch (incoming.kind) {
+      case 'invalid':
+        responder.send(...jsonError(httpStatusForError(incoming.error), incoming.error, incoming.id));
+        return;
+      case 'notification':
+        // Accepted and dropped: HTTP has no client notifications in 2026-07-28 (cancelling = closing the stream).
+        responder.send(202, {}, '');
+        return;
+      case 'response':
+        responder.send(...jsonError(400, McpError.invalidRequest('Invalid request: clients do not send responses over HTTP')));
+        return;
+    }
+
+    const message = incoming.message;
+    let stream: SseStream | undefined;
+    const channel: RequestChannel = {
+      signal: request.signal,
+      canNotify: acceptsSse(request.header('accept')),
+      notify: (note: JsonRpcNotification) => {
+        if (request.signal.aborted) return;
+        stream ??= new SseStream(responder.stream(SSE_HEADERS), this.keepAliveMs);
+        stream.send(note);
+      },
+      header: (name) => request.header(name),
+      principal,
+    };
+    const reply = await this.handler.handleRequest(message, channel);
+    if (stream) {
+      stream.send(reply.message);
+      stream.end();
+    } else if (!request.signal.aborted) {
+      responder.send(reply.status, JSON_HEADERS, JSON.stringify(reply.message));
+    }
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Streamable HTTP as a fetch-style handler (`Request` → `Response`) for any
+ * web-standard runtime: Deno, Bun, Cloudflare Workers, Hono, Next.js routes.
+ * Mount it at the MCP endpoint path; it answers whatever reaches it.
+ */
+
+import type { RequestHandler } from '../../protocol/channel.js';
+import { HttpCore, type HttpRequestView, type HttpTransportOptions } from './core.js';
+
+const encoder = new TextEncoder();
+
+async function readBody(request: Request, limit: number): Promise<string | undefined> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/**
+ * Returns `(request) => Promise<Response>`. The Host/Origin check defaults to
+ * the loopback names: set `allowedHosts` to your public host names when deploying.
+ */
+export function createFetchHandler(handler: RequestHandler, options: HttpTransportOptions = {}): (request: Request) => Promise<Response> {
+  const core = new HttpCore(handler, options);
+  return async (request) => {
+    // Cancelled when the runtime aborts the request or the client stops reading the stream.
+    const abort = new AbortController();
+    if (request.signal.aborted) abort.abort();
+    else request.signal.addEventListener('abort', () => abort.abort(), { once: true });
+    const view: HttpRequestView = {
+      method: request.method,
+      header: (name) => request.headers.get(name) ?? undefined,
+      signal: abort.signal,
+    };
+    const refusal = core.precheck(view);
+    if (refusal) return new Response(refusal[2], { status: refusal[0], headers: refusal[1] });
+    const body = await readBody(request, core.maxBodyBytes);
+    if (body === undefined) {
+      const [status, headers, text] = core.tooLarge();
+      return new Response(text, { status, headers });
+    }
+    return new Promise<Response>((resolve) => {
+      void core.respond(view, body, {
+        send(status, headers, text) {
+          resolve(new Response(status === 202 || status === 204 ? null : text, { status, headers }));
+        },
+        stream(headers) {
+          let controller!: ReadableStreamDefaultController<Uint8Array>;
+          let open = true;
+          const readable = new ReadableStream<Uint8Array>({
+            start: (c) => {
+              controller = c;
+            },
+            cancel: () => {
+              open = false;
+              abort.abort();
+            },
+          });
+          resolve(new Response(readable, { status: 200, headers }));
+          return {
+            write: (chunk) => {
+              if (open) controller.enqueue(encoder.encode(chunk));
+            },
+            end: () => {
+              if (open) {
+                open = false;
+                controller.close();
+              }
+            },
+          };
+        },
+      });
+    });
+  };
+}

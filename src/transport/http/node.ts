@@ -1,0 +1,141 @@
+/** Streamable HTTP on `node:http`: a request listener, and a one-call server for the common case. */
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RequestHandler } from '../../protocol/channel.js';
+import { HttpCore, type HttpRequestView, type HttpResponder, type HttpTransportOptions } from './core.js';
+import { LOOPBACK_HOSTS } from './host-guard.js';
+import type { ByteSink } from './sse.js';
+
+export interface NodeHandlerOptions extends HttpTransportOptions {
+  /** The MCP endpoint path (default `/mcp`); other paths get 404. */
+  path?: string;
+}
+
+function responderFor(res: ServerResponse): HttpResponder {
+  return {
+    send(status, headers, body) {
+      if (res.headersSent || res.destroyed) return;
+      res.writeHead(status, body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers);
+      res.end(body);
+    },
+    stream(headers): ByteSink {
+      res.writeHead(200, headers);
+      res.flushHeaders();
+      return {
+        write: (chunk) => {
+          if (!res.destroyed && !res.writableEnded) res.write(chunk);
+        },
+        end: () => {
+          if (!res.destroyed && !res.writableEnded) res.end();
+        },
+      };
+    },
+  };
+}
+
+/** A `(req, res)` listener serving MCP on `path`; mount it on any node:http-compatible server. */
+export function createNodeHandler(
+  handler: RequestHandler,
+  options: NodeHandlerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const core = new HttpCore(handler, options);
+  const path = options.path ?? '/mcp';
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    if ((query < 0 ? url : url.slice(0, query)) !== path) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+      return;
+    }
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const view: HttpRequestView = {
+      method: req.method ?? 'GET',
+      header: (name) => {
+        const value = req.headers[name];
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+      signal: controller.signal,
+    };
+    const responder = responderFor(res);
+    const refusal = core.precheck(view);
+    if (refusal) {
+      responder.send(...refusal);
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > core.maxBodyBytes) {
+        refused = true;
+        res.setHeader('connection', 'close');
+        responder.send(...core.tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (refused) return;
+      const body = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      void core.respond(view, body, responder);
+    });
+    req.on('error', () => controller.abort());
+  };
+}
+
+export interface HttpServeOptions extends NodeHandlerOptions {
+  /** Port to listen on (default 0: any free port). */
+  port?: number;
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+}
+
+export interface RunningHttpServer {
+  /** The endpoint URL, e.g. `http://127.0.0.1:3000/mcp`. */
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves MCP over HTTP on `host:port`. On a loopback interface the Host/Origin
+ * check is on with the loopback names; on any other interface it needs
+ * `allowedHosts` (or is off when none is given, since the names are unknown).
+ */
+export async function serveHttp(handler: RequestHandler, options: HttpServeOptions = {}): Promise<RunningHttpServer> {
+  const host = options.host ?? '127.0.0.1';
+  const loopback = LOOPBACK_HOSTS.includes(host) || host.startsWith('127.');
+  const effective: NodeHandlerOptions = {
+    ...options,
+    allowedHosts: options.allowedHosts ?? (loopback ? LOOPBACK_HOSTS : 'any'),
+  };
+  const server = createServer(createNodeHandler(handler, effective));
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}${options.path ?? '/mcp'}`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

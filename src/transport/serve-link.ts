@@ -1,0 +1,90 @@
+/**
+ * Serving MCP over a message link (stdio, in-memory): requests run
+ * concurrently, each with its own AbortSignal; `notifications/cancelled`
+ * aborts one; nothing more is sent for a cancelled request.
+ */
+
+import type { RequestChannel, RequestHandler } from '../protocol/channel.js';
+import { McpError } from '../protocol/errors.js';
+import { classifyMessage, errorResponse, isRequestId, type JsonRpcNotification } from '../protocol/jsonrpc.js';
+import { Notification } from '../protocol/methods.js';
+import type { RequestId } from '../protocol/types.js';
+import type { MessageLink } from './link.js';
+
+export interface LinkServer {
+  /** Requests still being handled. */
+  readonly inFlight: number;
+  /** Resolves when the link has closed and every request has settled. */
+  readonly closed: Promise<void>;
+}
+
+export function serveLink(handler: RequestHandler, link: MessageLink): LinkServer {
+  const inFlight = new Map<RequestId, AbortController>();
+  const pending = new Set<Promise<void>>();
+  let linkOpen = true;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+
+  const send = (message: Parameters<MessageLink['send']>[0]): void => {
+    if (linkOpen) link.send(message);
+  };
+
+  const handleRequest = async (request: Parameters<RequestHandler['handleRequest']>[0]): Promise<void> => {
+    const controller = new AbortController();
+    inFlight.set(request.id, controller);
+    const channel: RequestChannel = {
+      signal: controller.signal,
+      canNotify: true,
+      notify: (note: JsonRpcNotification) => {
+        if (!controller.signal.aborted) send(note);
+      },
+    };
+    try {
+      const reply = await handler.handleRequest(request, channel);
+      if (!controller.signal.aborted) send(reply.message);
+    } finally {
+      if (inFlight.get(request.id) === controller) inFlight.delete(request.id);
+    }
+  };
+
+  link.onMessage((value, raw) => {
+    const incoming = value === undefined && raw !== undefined ? { kind: 'invalid' as const, error: McpError.parseError() } : classifyMessage(value);
+    switch (incoming.kind) {
+      case 'invalid':
+        send(errorResponse(incoming.id, incoming.error));
+        return;
+      case 'response':
+        return; // No server-initiated requests in 2026-07-28, so no responses are expected.
+      case 'notification': {
+        if (incoming.message.method === Notification.Cancelled) {
+          const id = incoming.message.params?.requestId;
+          if (isRequestId(id)) inFlight.get(id)?.abort();
+        }
+        return;
+      }
+      case 'request': {
+        const request = incoming.message;
+        if (inFlight.has(request.id)) {
+          send(errorResponse(request.id, McpError.invalidRequest(`Invalid request: id ${JSON.stringify(request.id)} is already in use`)));
+          return;
+        }
+        const task = handleRequest(request).catch(() => undefined);
+        pending.add(task);
+        void task.finally(() => pending.delete(task));
+      }
+    }
+  });
+
+  link.onClose(() => {
+    linkOpen = false;
+    for (const controller of inFlight.values()) controller.abort();
+    void Promise.allSettled([...pending]).then(() => resolveClosed());
+  });
+
+  return {
+    get inFlight() {
+      return inFlight.size;
+    },
+    closed,
+  };
+}
