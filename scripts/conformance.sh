@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite against Tessera's fixtures and fails on
+# anything not listed in conformance/*-expected-failures.yml.
+#   npm run conformance            # server suite, 2026-07-28 requirements
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root/conformance"
+
+# The CLI needs Node 22; the pinned `node` package provides it inside conformance/ only.
+if [ ! -x node_modules/.bin/conformance ] || [ ! -x node_modules/.bin/node ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+node22="$root/conformance/node_modules/.bin/node"
+cli="$root/conformance/node_modules/.bin/conformance"
+"$node22" --version >/dev/null
+
+[ -f "$root/dist/fixtures/conformance-server.js" ] || (cd "$root" && npm run -s build)
+
+port="${CONFORMANCE_PORT:-$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}"
+node "$root/dist/fixtures/conformance-server.js" --port "$port" 2>"$root/conformance/fixture-server.log" &
+fixture_pid=$!
+trap 'kill "$fixture_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+  if node -e "require('net').connect($port,'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))"; then break; fi
+  sleep 0.1
+done
+
+echo "== conformance server --requirements 2026-07-28 (fixture pid $fixture_pid, port $port)"
+"$node22" "$cli" server --url "http://127.0.0.1:$port/mcp" --requirements 2026-07-28 \
+  --expected-failures "$root/conformance/server-expected-failures.yml"

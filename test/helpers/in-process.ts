@@ -1,0 +1,37 @@
+/** Calls a server in-process through its RequestHandler seam, recording notifications, validating everything sent. */
+
+import type { JsonRpcNotification, RequestChannel, RequestHandler } from '../../src/index.js';
+import { meta } from './http.js';
+import { assertServerMessage } from './wire-schema.js';
+
+export interface InProcessReply {
+  status: number;
+  response: Record<string, unknown>;
+  notifications: JsonRpcNotification[];
+}
+
+let nextId = 1;
+
+export async function call(
+  handler: RequestHandler,
+  method: string,
+  params: Record<string, unknown> = {},
+  channel: Partial<RequestChannel> = {},
+): Promise<InProcessReply> {
+  const notifications: JsonRpcNotification[] = [];
+  const full = '_meta' in params ? params : { ...params, _meta: meta() };
+  const reply = await handler.handleRequest(
+    { jsonrpc: '2.0', id: nextId++, method, params: full },
+    {
+      signal: new AbortController().signal,
+      canNotify: true,
+      notify: (n) => {
+        assertServerMessage(n);
+        notifications.push(n);
+      },
+      ...channel,
+    },
+  );
+  assertServerMessage(reply.message, method);
+  return { status: reply.status, response: reply.message as unknown as Record<string, unknown>, notifications };
+}
