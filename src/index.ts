@@ -35,3 +35,9 @@ export type {
   JsonRpcMessage,
 } from './protocol/jsonrpc.js';
 export type { RequestChannel, RequestHandler, Reply } from './protocol/channel.js';
+
+export { ask, type Question, type QuestionOptions, type FormAnswer, type UrlAnswer, type AnswerOf, type QuestionKind } from './mrtr/questions.js';
+export type { QuestionMap, AnswersOf, ManualInputRequired } from './mrtr/interaction.js';
+export { KeyRing, generateStateKey, STATE_KEYS_ENV, type StateKey } from './mrtr/keyring.js';
+export { MemoryRedemptionStore, type RedemptionStore } from './mrtr/redemption-store.js';
+export type { StateOptions } from './server/server.js';

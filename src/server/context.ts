@@ -7,9 +7,13 @@ import {
   LOGGING_LEVELS,
   type ClientCapabilities,
   type Implementation,
+  type InputRequiredResult,
+  type JsonValue,
   type LoggingLevel,
   type RequestId,
 } from '../protocol/types.js';
+import { AUTHOR_STATE, type AnswersOf, type Interaction, type ManualInputRequired, type QuestionMap } from '../mrtr/interaction.js';
+import type { Question } from '../mrtr/questions.js';
 import type { RequestMeta } from './request-meta.js';
 
 export interface ProgressUpdate {
@@ -41,7 +45,38 @@ export interface RequestContext {
    * stderr or OpenTelemetry for new work.)
    */
   log(level: LoggingLevel, data: unknown, logger?: string): void;
+
+  /**
+   * Asks the client for input and waits for the answer: one question, or a map
+   * of questions asked together. Only in `tools/call`, `resources/read` and
+   * `prompts/get` handlers. Under MRTR the handler is replayed from the top on
+   * every round, so code before an answered ask runs again: keep side effects
+   * in `once`. Throws -32021 (an McpError) when the request did not declare the
+   * capability the question needs; check with `canAsk` first to degrade instead.
+   */
+  ask<A>(question: Question<A>): Promise<A>;
+  ask<M extends QuestionMap>(questions: M): Promise<AnswersOf<M>>;
+  /** Whether this request's client capabilities allow the question. */
+  canAsk(question: Question<unknown>): boolean;
+  /**
+   * Runs `fn` the first time it is reached in a flow and returns its result;
+   * on later rounds returns the stored result (as JSON) without running it.
+   */
+  once<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /** What this flow's previous round kept with `inputRequired({ state })`; undefined on the first round. */
+  readonly state: JsonValue | undefined;
+  /** The answers this retry carried, by key, as sent (for hand-written flows). */
+  readonly inputResponses: Readonly<Record<string, unknown>>;
+  /**
+   * Builds an input-required result by hand: questions to send (as embedded
+   * requests) and/or state to keep. Return it from the handler; the state is
+   * sealed like any other. State alone means "retry now".
+   */
+  inputRequired(options: ManualInputRequired): InputRequiredResult;
 }
+
+const NOT_INTERACTIVE =
+  'ctx.ask, ctx.once and ctx.inputRequired work only in tools/call, resources/read and prompts/get handlers';
 
 /** The server-side implementation of RequestContext; `finish()` stops notifications once the response is out. */
 export class RequestExchange implements RequestContext {
@@ -51,7 +86,6 @@ export class RequestExchange implements RequestContext {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly principal: string | undefined;
-  readonly signal: AbortSignal;
   readonly meta: Readonly<Record<string, unknown>>;
 
   private readonly channel: RequestChannel;
@@ -59,6 +93,9 @@ export class RequestExchange implements RequestContext {
   private readonly loggingEnabled: boolean;
   private lastProgress = -Infinity;
   private finished = false;
+  private interaction: Interaction | undefined;
+  /** Made on first use of `signal`, so requests that never look at it pay nothing. */
+  private roundAbort: AbortController | undefined;
 
   constructor(method: string, requestId: RequestId, meta: RequestMeta, channel: RequestChannel, loggingEnabled: boolean) {
     this.method = method;
@@ -67,7 +104,6 @@ export class RequestExchange implements RequestContext {
     this.clientCapabilities = meta.clientCapabilities;
     this.clientInfo = meta.clientInfo;
     this.principal = channel.principal;
-    this.signal = channel.signal;
     this.meta = meta.raw;
     this.channel = channel;
     this.requestMeta = meta;
@@ -94,8 +130,64 @@ export class RequestExchange implements RequestContext {
     this.channel.notify(notification(Notification.Message, params));
   }
 
+  /** Aborted when the client cancels or disconnects, or when this round ends waiting for input. */
+  get signal(): AbortSignal {
+    if (!this.roundAbort) {
+      const controller = new AbortController();
+      const upstream = this.channel.signal;
+      if (upstream.aborted) controller.abort(upstream.reason);
+      else upstream.addEventListener('abort', () => controller.abort(upstream.reason), { once: true });
+      this.roundAbort = controller;
+    }
+    return this.roundAbort.signal;
+  }
+
   /** Called once the response is decided: nothing more may be sent for this request. */
   finish(): void {
     this.finished = true;
+  }
+
+  attach(interaction: Interaction): void {
+    this.interaction = interaction;
+  }
+
+  endRound(): void {
+    this.finished = true;
+    this.roundAbort?.abort(new Error('The round ended waiting for input'));
+  }
+
+  private get interactive(): Interaction {
+    if (!this.interaction) throw new TypeError(`${NOT_INTERACTIVE} (this is ${this.method})`);
+    return this.interaction;
+  }
+
+  ask<A>(question: Question<A>): Promise<A>;
+  ask<M extends QuestionMap>(questions: M): Promise<AnswersOf<M>>;
+  ask(input: Question<unknown> | QuestionMap): Promise<unknown> {
+    return this.interactive.ask(input);
+  }
+
+  canAsk(question: Question<unknown>): boolean {
+    return this.interactive.canAsk(question);
+  }
+
+  once<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+    return this.interactive.once(name, fn);
+  }
+
+  get state(): JsonValue | undefined {
+    return this.interaction?.state;
+  }
+
+  get inputResponses(): Readonly<Record<string, unknown>> {
+    return this.interaction?.inputResponses ?? {};
+  }
+
+  inputRequired(options: ManualInputRequired): InputRequiredResult {
+    void this.interactive;
+    const result: InputRequiredResult & { [AUTHOR_STATE]?: JsonValue } = { resultType: 'input_required' };
+    if (options.inputRequests !== undefined) result.inputRequests = options.inputRequests;
+    if (options.state !== undefined) result[AUTHOR_STATE] = options.state;
+    return result;
   }
 }

@@ -24,6 +24,10 @@ import {
   type TemplateHandler,
 } from './resources.js';
 import type { SchemaInput } from './schema.js';
+import { InteractionEngine } from '../mrtr/engine.js';
+import { KeyRing } from '../mrtr/keyring.js';
+import { MemoryRedemptionStore, type RedemptionStore } from '../mrtr/redemption-store.js';
+import { StateSealer } from '../mrtr/sealed-state.js';
 import { SubscriptionHub } from './subscriptions.js';
 import { ToolRegistry, type ToolDefinition, type ToolHandler } from './tools.js';
 
@@ -52,7 +56,32 @@ export interface ServerOptions {
   /** Put `serverInfo` in every result's `_meta` (default true). */
   serverInfoInResults?: boolean;
   logger?: ServerLogger;
+  /** How `requestState` is sealed and checked (multi round-trip requests). */
+  state?: StateOptions;
 }
+
+export interface StateOptions {
+  /**
+   * The key ring, or its text form (`id:base64url32[,…]`, sealing key first).
+   * Default: `TESSERA_STATE_KEYS` from the environment, else a key made for
+   * this process only (other instances then cannot open its state).
+   */
+  keys?: KeyRing | string;
+  /** How long a sealed state stays valid, in ms (default 10 minutes). */
+  ttlMs?: number;
+  /** Largest sealed state in bytes (default 64 KiB). */
+  maxBytes?: number;
+  /** Who states are issued by and for; instances that share keys and this value accept each other's states (default: the server name). */
+  audience?: string;
+  /** Refuse any state presented twice, for every flow (tools can also opt in one by one). */
+  singleUse?: boolean;
+  /** Where single-use redemptions are recorded (default: in this process's memory). */
+  redemptions?: RedemptionStore;
+  /** Milliseconds since the epoch; injectable for tests. */
+  clock?: () => number;
+}
+
+let warnedEphemeralKey = false;
 
 const DEFAULT_CACHE: Record<CacheableList, CacheHints> = {
   discover: { ttlMs: 60_000, cacheScope: 'public' },
@@ -78,6 +107,8 @@ export class McpServer implements RequestHandler {
   private readonly cache: Record<CacheableList, CacheHints>;
   private readonly pageSize: number;
   private readonly serverInfoMeta: Record<string, unknown> | undefined;
+  private readonly engine: InteractionEngine;
+  private readonly singleUseState: boolean;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     this.info = info;
@@ -90,10 +121,36 @@ export class McpServer implements RequestHandler {
       this.cache[key] = { ...DEFAULT_CACHE[key], ...hints };
     }
     this.serverInfoMeta = options.serverInfoInResults === false ? undefined : { [META_SERVER_INFO]: info };
+    this.engine = this.createEngine(options.state ?? {});
+    this.singleUseState = options.state?.singleUse ?? false;
     this.tools = new ToolRegistry(() => this.hub.toolsChanged());
     this.resources = new ResourceRegistry(() => this.hub.resourcesChanged());
     this.prompts = new PromptRegistry(() => this.hub.promptsChanged());
     this.methods = this.methodTable();
+  }
+
+  private createEngine(options: StateOptions): InteractionEngine {
+    const configured = typeof options.keys === 'string' ? KeyRing.parse(options.keys) : options.keys;
+    const keys = configured ?? KeyRing.fromEnv() ?? KeyRing.ephemeral();
+    const sealer = new StateSealer({ keys, ttlMs: options.ttlMs, maxBytes: options.maxBytes, clock: options.clock });
+    const redemptions = options.redemptions ?? new MemoryRedemptionStore(options.clock);
+    return new InteractionEngine({
+      sealer,
+      audience: options.audience ?? this.info.name,
+      redemptions,
+      log: (message) => this.logger.warn(message),
+      beforeSeal: keys.ephemeral
+        ? () => {
+            if (warnedEphemeralKey) return;
+            warnedEphemeralKey = true;
+            this.logger.warn(
+              'WARNING: no requestState key is configured, so this process made its own. Other instances cannot open ' +
+                'state it seals, and restarting it breaks flows in flight. Set TESSERA_STATE_KEYS (make a key with ' +
+                '`tessera keygen`) or the `state.keys` option on every instance.',
+            );
+          }
+        : undefined,
+    });
   }
 
   /* ---------------- registration ---------------- */
@@ -227,9 +284,13 @@ export class McpServer implements RequestHandler {
         },
       ],
       [Method.ToolsList, async (r) => withCache(this.tools.list(params(r).cursor, this.pageSize), this.cache.tools)],
-      [Method.ToolsCall, async (r, ctx) => this.tools.call(params(r), ctx)],
+      [
+        Method.ToolsCall,
+        async (r, ctx) =>
+          this.engine.run(r, ctx, () => this.tools.call(params(r), ctx), this.singleUseState || this.tools.singleUse(params(r).name)),
+      ],
       [Method.PromptsList, async (r) => withCache(this.prompts.list(params(r).cursor, this.pageSize), this.cache.prompts)],
-      [Method.PromptsGet, async (r, ctx) => this.prompts.get(params(r), ctx)],
+      [Method.PromptsGet, async (r, ctx) => this.engine.run(r, ctx, () => this.prompts.get(params(r), ctx), this.singleUseState)],
       [Method.ResourcesList, async (r) => withCache(this.resources.list(params(r).cursor, this.pageSize), this.cache.resources)],
       [
         Method.ResourceTemplatesList,
@@ -238,7 +299,17 @@ export class McpServer implements RequestHandler {
       [
         Method.ResourcesRead,
         async (r, ctx) => {
-          const { result, cache } = await this.resources.read(params(r), ctx);
+          let cache: Partial<CacheHints> | undefined;
+          const result = await this.engine.run(
+            r,
+            ctx,
+            async () => {
+              const read = await this.resources.read(params(r), ctx);
+              cache = read.cache;
+              return read.result;
+            },
+            this.singleUseState,
+          );
           if (result.resultType === 'input_required') return result;
           return withCache(result, { ...this.cache.read, ...cache });
         },

@@ -26,6 +26,8 @@ export interface ToolDefinition<S extends SchemaInput | undefined = undefined> {
   input?: S;
   /** Shape of `structuredContent`: a Standard Schema or a raw JSON Schema. */
   output?: SchemaInput;
+  /** Refuse a `requestState` presented twice for this tool (payments, one-time grants). */
+  singleUseState?: boolean;
 }
 
 interface RegisteredTool {
@@ -33,6 +35,7 @@ interface RegisteredTool {
   input: ResolvedSchema | undefined;
   output: ResolvedSchema | undefined;
   headerParams: HeaderParam[];
+  singleUseState: boolean;
   handler: (args: unknown, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
 }
 
@@ -80,6 +83,7 @@ export class ToolRegistry {
       input,
       output,
       headerParams,
+      singleUseState: definition.singleUseState ?? false,
       handler: handler as RegisteredTool['handler'],
     });
     this.changed();
@@ -103,6 +107,10 @@ export class ToolRegistry {
   /** The `x-mcp-header` mirrors of a tool, for HTTP header validation. */
   headerParams(name: string): readonly HeaderParam[] | undefined {
     return this.tools.get(name)?.headerParams;
+  }
+
+  singleUse(name: unknown): boolean {
+    return typeof name === 'string' && (this.tools.get(name)?.singleUseState ?? false);
   }
 
   has(name: string): boolean {

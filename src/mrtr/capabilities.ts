@@ -1,0 +1,45 @@
+/**
+ * What each question needs the client to have declared on this very request
+ * (never inferred from earlier requests or rounds).
+ */
+
+import type { ClientCapabilities, InputRequest } from '../protocol/types.js';
+
+/** The capabilities an input request needs that `declared` lacks; undefined when it may be asked. */
+export function missingFor(request: InputRequest, declared: ClientCapabilities): ClientCapabilities | undefined {
+  switch (request.method) {
+    case 'elicitation/create': {
+      const elicitation = declared.elicitation as { form?: object; url?: object } | undefined;
+      if (request.params.mode === 'url') return elicitation?.url ? undefined : { elicitation: { url: {} } };
+      // `elicitation: {}` means form only; a client declaring only `url` cannot take forms.
+      const formOk = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+      return formOk ? undefined : { elicitation: { form: {} } };
+    }
+    case 'sampling/createMessage': {
+      const sampling = declared.sampling as { tools?: object; context?: object } | undefined;
+      const params = request.params;
+      const needsTools = params.tools !== undefined || params.toolChoice !== undefined;
+      const needsContext = params.includeContext !== undefined && params.includeContext !== 'none';
+      const missing: { tools?: object; context?: object } = {};
+      if (!sampling || (needsTools && !sampling.tools)) {
+        if (needsTools) missing.tools = {};
+      }
+      if (needsContext && !sampling?.context) missing.context = {};
+      if (sampling && Object.keys(missing).length === 0) return undefined;
+      return { sampling: missing };
+    }
+    case 'roots/list':
+      return declared.roots ? undefined : { roots: {} };
+  }
+}
+
+/** Merges several missing-capability objects into one `requiredCapabilities` value. */
+export function mergeCapabilities(parts: readonly ClientCapabilities[]): ClientCapabilities {
+  const merged: Record<string, Record<string, object>> = {};
+  for (const part of parts) {
+    for (const [name, value] of Object.entries(part)) {
+      merged[name] = { ...(merged[name] ?? {}), ...(value as Record<string, object>) };
+    }
+  }
+  return merged as ClientCapabilities;
+}
