@@ -1,0 +1,49 @@
+/**
+ * The example server (`npm start`): the deploy confirmation, the three-step
+ * wizard, a URL-mode sign-in and a sampling tool, on http://127.0.0.1:3000/mcp.
+ *
+ *   PORT=3000 TESSERA_STATE_KEYS=$(npx tessera keygen) npm start
+ */
+
+import { createServer } from 'node:http';
+import { createNodeHandler, McpServer } from 'tessera';
+import { addDeployTool } from './deploy.js';
+import { addSignInTool, completedSignIns } from './sign-in.js';
+import { addSummarizeTool } from './summarize.js';
+import { addWizardTool } from './wizard.js';
+
+export function buildExampleServer(signInPageUrl: () => string): McpServer {
+  const server = new McpServer({ name: 'tessera-examples', version: '0.1.0' }, { instructions: 'Example tools that ask before they act.' });
+  addDeployTool(server);
+  addWizardTool(server);
+  addSignInTool(server, signInPageUrl);
+  addSummarizeTool(server);
+  return server;
+}
+
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 3000);
+  const host = process.env.HOST ?? '127.0.0.1';
+  const base = `http://${host}:${port}`;
+  const mcp = createNodeHandler(buildExampleServer(() => `${base}/sign-in`), { path: '/mcp' });
+
+  const http = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', base);
+    if (url.pathname === '/sign-in') {
+      const flow = url.searchParams.get('flow') ?? '';
+      completedSignIns.add(flow);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<h1>Signed in</h1><p>Go back to your MCP client and continue.</p>');
+      return;
+    }
+    mcp(req, res);
+  });
+  http.listen(port, host, () => {
+    console.log(`Tessera example server on ${base}/mcp`);
+    console.log('Tools: deploy, create_project, connect_calendar, summarize');
+  });
+  const stop = (): void => void http.close(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) void main();
