@@ -2,7 +2,7 @@
 
 export { McpServer, type ServerOptions, type ServerLogger, type CacheableList } from './server/server.js';
 export type { RequestContext, ProgressUpdate } from './server/context.js';
-export { toolError, type ToolDefinition, type ToolHandler, type ToolReturn, type ArgsOf } from './server/tools.js';
+export { toolError, type ToolDefinition, type ToolHandler, type ToolReturn, type ToolResult, type ArgsOf } from './server/tools.js';
 export type {
   ResourceDefinition,
   ResourceTemplateDefinition,

@@ -89,9 +89,25 @@ export function collectHeaderParams(
         params.push({ name, path, type });
       }
     }
-    const properties = node.properties;
-    if (typeof properties === 'object' && properties !== null && !Array.isArray(properties)) {
-      for (const [key, child] of Object.entries(properties)) visit(child, [...path, key]);
+    for (const [keyword, child] of Object.entries(node)) {
+      if (keyword === 'properties' && typeof child === 'object' && child !== null && !Array.isArray(child)) {
+        for (const [key, property] of Object.entries(child)) visit(property, [...path, key]);
+      } else if (keyword !== 'x-mcp-header' && keyword !== 'const' && keyword !== 'enum' && keyword !== 'default' && keyword !== 'examples') {
+        offChain(child, keyword);
+      }
+    }
+  };
+  // Anywhere else (items, anyOf/oneOf/allOf/not, if/then/else, $defs…) an annotation is not statically reachable.
+  const offChain = (value: unknown, via: string): void => {
+    if (typeof value !== 'object' || value === null) return;
+    if (Array.isArray(value)) {
+      for (const item of value) offChain(item, via);
+      return;
+    }
+    const node = value as Record<string, unknown>;
+    if ('x-mcp-header' in node) problems.push(`x-mcp-header ${JSON.stringify(node['x-mcp-header'])} is under "${via}", which is not a chain of properties`);
+    for (const [keyword, child] of Object.entries(node)) {
+      if (keyword !== 'const' && keyword !== 'enum' && keyword !== 'default' && keyword !== 'examples') offChain(child, via);
     }
   };
   visit(inputSchema, []);

@@ -51,5 +51,7 @@ export async function complete(
   const completion = Array.isArray(answer) ? { values: answer } : answer;
   const values = completion.values.slice(0, MAX_VALUES);
   const total = completion.total ?? completion.values.length;
-  return { completion: { values, total, hasMore: completion.hasMore ?? total > values.length } };
+  // Values cut here are more the client has not seen, whatever the completer claimed.
+  const hasMore = completion.values.length > values.length || (completion.hasMore ?? total > values.length);
+  return { completion: { values, total, hasMore } };
 }

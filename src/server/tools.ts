@@ -11,8 +11,11 @@ import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaI
 /** The arguments a handler receives: the schema's output type, or a plain object for raw JSON Schema. */
 export type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, unknown>;
 
-/** What a tool handler may return: text, a full result, or (for MRTR by hand) an input-required result. */
-export type ToolReturn = string | CallToolResult | InputRequiredResult;
+/** A tool result whose `content` may be left out when `structuredContent` is given (it is then mirrored as JSON text). */
+export type ToolResult = Omit<CallToolResult, 'content'> & { content?: CallToolResult['content'] };
+
+/** What a tool handler may return: text, a result, or (for MRTR by hand) an input-required result. */
+export type ToolReturn = string | ToolResult | InputRequiredResult;
 
 export type ToolHandler<S> = (args: ArgsOf<S>, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
 
@@ -143,7 +146,7 @@ export class ToolRegistry {
       throw new TypeError(`Tool "${name}" returned ${typeof returned}; return a string or a CallToolResult`);
     }
     if ((returned as InputRequiredResult).resultType === 'input_required') return returned as unknown as Record<string, unknown>;
-    const result = returned as CallToolResult;
+    const result = returned as ToolResult;
     if (tool.output && !result.isError) {
       if (result.structuredContent === undefined) {
         throw new TypeError(`Tool "${name}" declares an output schema but returned no structuredContent`);

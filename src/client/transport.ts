@@ -1,0 +1,21 @@
+/** What the client needs from a transport: send one request, get its notifications and its response. */
+
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
+
+export interface TransportRequestOptions {
+  /** Aborting cancels the request (HTTP: closes the stream; stdio: sends notifications/cancelled). */
+  signal?: AbortSignal;
+  /** Streamable HTTP request-metadata headers; other transports ignore them. */
+  headers?: Record<string, string>;
+  /** Notifications that belong to this request (progress, log messages, listen-stream messages). */
+  onNotification?: (notification: JsonRpcNotification) => void;
+}
+
+export interface ClientTransport {
+  readonly kind: 'http' | 'stdio' | 'memory';
+  /** Sends a request; resolves with its response (a JSON-RPC error response is a response, not a rejection). */
+  request(message: JsonRpcRequest, options?: TransportRequestOptions): Promise<JsonRpcResponse>;
+  /** Notifications the transport cannot tie to a request (on stdio, log messages carry no request id). */
+  onUnrouted?(listener: (notification: JsonRpcNotification) => void): void;
+  close(): Promise<void>;
+}
