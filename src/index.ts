@@ -41,3 +41,33 @@ export type { QuestionMap, AnswersOf, ManualInputRequired } from './mrtr/interac
 export { KeyRing, generateStateKey, STATE_KEYS_ENV, type StateKey } from './mrtr/keyring.js';
 export { MemoryRedemptionStore, type RedemptionStore } from './mrtr/redemption-store.js';
 export type { StateOptions } from './server/server.js';
+
+export {
+  Client,
+  type ClientOptions,
+  type RequestOptions,
+  type RoundInfo,
+  type Step,
+  type Subscription,
+  type ConnectTarget,
+} from './client/client.js';
+export type {
+  InputHandlers,
+  InputContext,
+  FormElicitationHandler,
+  UrlElicitationHandler,
+  SamplingHandler,
+  RootsHandler,
+} from './client/handlers.js';
+export { PendingRound, type PendingRoundJson } from './client/pending-round.js';
+export { HttpClientTransport, type HttpClientTransportOptions } from './client/http-transport.js';
+export { StdioClientTransport, type StdioServerParameters } from './client/stdio-transport.js';
+export { LinkClientTransport } from './client/link-transport.js';
+export type { ClientTransport, TransportRequestOptions } from './client/transport.js';
+export {
+  ClientError,
+  ProtocolViolationError,
+  TransportError,
+  RequestTimeoutError,
+  InputFlowError,
+} from './client/errors.js';

@@ -1,0 +1,491 @@
+/**
+ * The MCP 2026-07-28 client: stateless requests with per-request `_meta`,
+ * version negotiation on -32022, the Streamable HTTP metadata headers, and the
+ * multi round-trip loop that answers `input_required` results through the
+ * registered handlers and retries with a new id, the answers and the exact
+ * `requestState`.
+ */
+
+import { McpError, ErrorCode } from '../protocol/errors.js';
+import {
+  collectHeaderParams,
+  encodeHeaderValue,
+  mirroredText,
+  readMirroredArgument,
+  type HeaderParam,
+} from '../protocol/header-values.js';
+import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROGRESS_TOKEN,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+} from '../protocol/meta.js';
+import { Method, Notification, mcpNameSource } from '../protocol/methods.js';
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  CompleteResult,
+  CompletionReference,
+  GetPromptResult,
+  Implementation,
+  InputRequest,
+  InputResponses,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  SubscriptionFilter,
+  Tool,
+} from '../protocol/types.js';
+import { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { ClientError, InputFlowError, ProtocolViolationError, RequestTimeoutError } from './errors.js';
+import { capabilitiesFor, samplingHandlerOf, type InputContext, type InputHandlers } from './handlers.js';
+import { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
+import { PendingRound } from './pending-round.js';
+import { readResult } from './result-checks.js';
+import { StdioClientTransport, type StdioServerParameters } from './stdio-transport.js';
+import type { ClientTransport } from './transport.js';
+
+export interface RoundInfo {
+  method: string;
+  params: Readonly<Record<string, unknown>>;
+  /** 1 for the first input round. */
+  round: number;
+  pending: PendingRound;
+}
+
+export interface ClientOptions extends InputHandlers {
+  /** Capabilities to declare beyond those implied by the handlers (e.g. extensions). */
+  capabilities?: ClientCapabilities;
+  /** The protocol version to speak first (default: the latest). */
+  protocolVersion?: string;
+  /** Ask servers for log messages at this level on every request (deprecated feature). */
+  logLevel?: LoggingLevel;
+  /** Log messages from the server. */
+  onLog?: (message: { level: LoggingLevel; logger?: string; data: unknown }) => void;
+  /** Most input rounds one call may take (default 10). */
+  maxRounds?: number;
+  /** Longest a whole multi-round call may take, answers included, in ms (default 15 minutes). */
+  flowTimeoutMs?: number;
+  /** Longest one request may take, in ms (default 60 s). */
+  requestTimeoutMs?: number;
+  /** Watches each input round; returning false stops the flow with an InputFlowError. */
+  onRound?: (round: RoundInfo) => void | boolean | Promise<void | boolean>;
+  /** Where the client reports what it skipped (e.g. tools with invalid x-mcp-header annotations). */
+  warn?: (message: string) => void;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Progress notifications for this request (a progress token is added). */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Log level for this request (overrides the client's). */
+  logLevel?: LoggingLevel;
+  /** Per-request timeout in ms (overrides the client's). */
+  timeoutMs?: number;
+}
+
+export type Step<R> = { status: 'complete'; result: R } | { status: 'input_required'; pending: PendingRound };
+
+export interface Subscription {
+  /** The filter the server agreed to honour. */
+  readonly acknowledged: Promise<SubscriptionFilter>;
+  /** Settles when the stream ends (resolves on a graceful close by the server or by `close()`). */
+  readonly closed: Promise<void>;
+  close(): void;
+}
+
+export type ConnectTarget = ClientTransport | string | URL | StdioServerParameters;
+
+type ResultOf<M extends string> = M extends 'tools/call'
+  ? CallToolResult
+  : M extends 'prompts/get'
+    ? GetPromptResult
+    : M extends 'resources/read'
+      ? ReadResourceResult
+      : Record<string, unknown>;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export class Client {
+  readonly info: Implementation;
+  readonly capabilities: ClientCapabilities;
+  private readonly options: ClientOptions;
+  private transport: ClientTransport | undefined;
+  private version: string;
+  private nextId = 1;
+  private nextToken = 1;
+  /** Mirrored-header definitions of the tools in the most recent tools/list, by name. */
+  private readonly toolHeaders = new Map<string, HeaderParam[]>();
+  private serverInfo: Implementation | undefined;
+
+  constructor(info: Implementation, options: ClientOptions = {}) {
+    this.info = info;
+    this.options = options;
+    this.capabilities = capabilitiesFor(options, options.capabilities);
+    this.version = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
+  }
+
+  /** The protocol version in use (after negotiation). */
+  get protocolVersion(): string {
+    return this.version;
+  }
+
+  /** The server's self-reported identity, from the last result that carried it. */
+  get server(): Implementation | undefined {
+    return this.serverInfo;
+  }
+
+  /** Connects to a URL (Streamable HTTP), a command to spawn (stdio), or any transport. */
+  async connect(target: ConnectTarget, httpOptions?: HttpClientTransportOptions): Promise<this> {
+    if (typeof target === 'string' || target instanceof URL) this.transport = new HttpClientTransport(target, httpOptions);
+    else if ('request' in target) this.transport = target;
+    else this.transport = new StdioClientTransport(target);
+    this.transport.onUnrouted?.((note) => this.unrouted(note));
+    return this;
+  }
+
+  async close(): Promise<void> {
+    await this.transport?.close();
+    this.transport = undefined;
+  }
+
+  private unrouted(note: JsonRpcNotification): void {
+    if (note.method === Notification.Message) this.options.onLog?.(note.params as { level: LoggingLevel; data: unknown });
+  }
+
+  /* ---------------- one request ---------------- */
+
+  private meta(options: RequestOptions, progressToken: string | undefined): Record<string, unknown> {
+    const meta: Record<string, unknown> = {
+      [META_PROTOCOL_VERSION]: this.version,
+      [META_CLIENT_INFO]: this.info,
+      [META_CLIENT_CAPABILITIES]: this.capabilities,
+    };
+    const logLevel = options.logLevel ?? this.options.logLevel;
+    if (logLevel !== undefined) meta[META_LOG_LEVEL] = logLevel;
+    if (progressToken !== undefined) meta[META_PROGRESS_TOKEN] = progressToken;
+    return meta;
+  }
+
+  /** The Streamable HTTP request-metadata headers for a request (SEP-2243). */
+  private headers(method: string, params: Record<string, unknown>): Record<string, string> {
+    const headers: Record<string, string> = { 'mcp-protocol-version': this.version, 'mcp-method': method };
+    const source = mcpNameSource(method);
+    const name = source === undefined ? undefined : params[source];
+    if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
+    if (method === Method.ToolsCall && typeof name === 'string') {
+      for (const param of this.toolHeaders.get(name) ?? []) {
+        const text = mirroredText(readMirroredArgument(params.arguments, param.path));
+        if (text !== undefined) headers[`mcp-param-${param.name.toLowerCase()}`] = encodeHeaderValue(text);
+      }
+    }
+    return headers;
+  }
+
+  /**
+   * Sends one request and returns its result (whatever its resultType).
+   * JSON-RPC errors throw McpError with the server's code and data.
+   */
+  async request(method: string, params: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    const transport = this.transport;
+    if (!transport) throw new ClientError('Not connected: call connect() first');
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.send(transport, method, params, options);
+      } catch (error) {
+        if (!(error instanceof McpError) || attempt > 0) throw error;
+        if (error.code === ErrorCode.UnsupportedProtocolVersion && this.renegotiate(error)) continue;
+        // Headers mirrored from a schema we did not know yet: learn the tools, then retry once.
+        if (error.code === ErrorCode.HeaderMismatch && method === Method.ToolsCall && transport.kind === 'http' && !this.toolHeaders.has(String(params.name))) {
+          await this.listAllTools({ signal: options.signal });
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** Picks a version from a -32022 error's `supported` list; false when none is one this client speaks. */
+  private renegotiate(error: McpError): boolean {
+    const supported = isObject(error.data) && Array.isArray(error.data.supported) ? (error.data.supported as unknown[]) : [];
+    const choice = MODERN_PROTOCOL_VERSIONS.find((v) => supported.includes(v) && v !== this.version);
+    if (!choice) return false;
+    this.version = choice;
+    return true;
+  }
+
+  private async send(transport: ClientTransport, method: string, params: Record<string, unknown>, options: RequestOptions): Promise<Record<string, unknown>> {
+    const token = options.onProgress ? `p${this.nextToken++}` : undefined;
+    const message: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method,
+      params: { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), ...this.meta(options, token) } },
+    };
+    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let response;
+    try {
+      response = await transport.request(message, {
+        signal,
+        headers: transport.kind === 'http' ? this.headers(method, message.params!) : undefined,
+        onNotification: (note) => this.notified(note, options, token),
+      });
+    } catch (error) {
+      if (timeout.aborted && !options.signal?.aborted) throw new RequestTimeoutError(`${method} got no response within ${timeoutMs} ms`);
+      throw error;
+    }
+    if ('error' in response) {
+      const e = response.error;
+      throw new McpError(typeof e?.code === 'number' ? e.code : ErrorCode.InternalError, String(e?.message ?? 'Unknown error'), e?.data);
+    }
+    const result = response.result;
+    if (!isObject(result)) throw new ProtocolViolationError(`The server answered ${method} without a result object`, response);
+    const meta = result._meta;
+    if (isObject(meta) && isObject(meta[META_SERVER_INFO])) this.serverInfo = meta[META_SERVER_INFO] as unknown as Implementation;
+    return result;
+  }
+
+  private notified(note: JsonRpcNotification, options: RequestOptions, token: string | undefined): void {
+    const params = note.params ?? {};
+    if (note.method === Notification.Progress && token !== undefined && params.progressToken === token) {
+      options.onProgress?.(params as { progress: number; total?: number; message?: string });
+    } else if (note.method === Notification.Message) {
+      this.options.onLog?.(params as { level: LoggingLevel; data: unknown });
+    }
+  }
+
+  /* ---------------- input rounds ---------------- */
+
+  /** Sends a request that may need input and returns its first step (manual mode). */
+  async begin<M extends string>(method: M, params: Record<string, unknown>, options: RequestOptions = {}): Promise<Step<ResultOf<M>>> {
+    return this.step(method, params, 1, this.request(method, params, options));
+  }
+
+  /**
+   * Retries a pending request with answers (manual mode): a new request id, the
+   * same method and params, `inputResponses` and the exact `requestState`.
+   */
+  async resume<R = Record<string, unknown>>(pending: PendingRound, inputResponses: InputResponses, options: RequestOptions = {}): Promise<Step<R>> {
+    const params: Record<string, unknown> = { ...pending.params };
+    if (Object.keys(inputResponses).length > 0 || Object.keys(pending.inputRequests).length > 0) params.inputResponses = inputResponses;
+    if (pending.hasRequestState) params.requestState = pending.requestState;
+    return this.step(pending.method, pending.params, pending.round + 1, this.request(pending.method, params, options)) as Promise<Step<R>>;
+  }
+
+  private async step<R>(method: string, params: Record<string, unknown>, round: number, sent: Promise<Record<string, unknown>>): Promise<Step<R>> {
+    const read = readResult(method, await sent, this.capabilities);
+    if (read.kind === 'complete') return { status: 'complete', result: read.result as R };
+    const json = { v: 1 as const, method, params: { ...params }, round, server: this.serverInfo } as ConstructorParameters<typeof PendingRound>[0];
+    delete json.params._meta;
+    if (read.result.inputRequests) json.inputRequests = read.result.inputRequests;
+    if ('requestState' in read.result) json.requestState = read.result.requestState;
+    return { status: 'input_required', pending: new PendingRound(json) };
+  }
+
+  /** Answers every input request of a pending round through the registered handlers, one after another. */
+  async answer(pending: PendingRound, signal: AbortSignal = new AbortController().signal): Promise<InputResponses> {
+    const answers: InputResponses = {};
+    for (const [key, request] of Object.entries(pending.inputRequests)) {
+      signal.throwIfAborted();
+      const context: InputContext = { key, method: pending.method, params: pending.params, round: pending.round, server: pending.server, signal };
+      answers[key] = await this.answerOne(request, context);
+    }
+    return answers;
+  }
+
+  private async answerOne(request: InputRequest, context: InputContext): Promise<InputResponses[string]> {
+    switch (request.method) {
+      case 'elicitation/create': {
+        const params = request.params;
+        if (params.mode === 'url') return this.options.elicitation!.url!(params, context);
+        return this.options.elicitation!.form!({ ...params, mode: 'form' }, context);
+      }
+      case 'sampling/createMessage':
+        return samplingHandlerOf(this.options)!(request.params, context);
+      case 'roots/list': {
+        const roots = this.options.roots!;
+        return { roots: typeof roots === 'function' ? await roots(context) : roots };
+      }
+    }
+  }
+
+  /**
+   * Sends a request and runs its input rounds to the end: answers each round
+   * through the handlers and retries, bounded by `maxRounds` and `flowTimeoutMs`.
+   */
+  async run<M extends string>(method: M, params: Record<string, unknown>, options: RequestOptions = {}): Promise<ResultOf<M>> {
+    const flowMs = this.options.flowTimeoutMs ?? 15 * 60_000;
+    const flowTimeout = AbortSignal.timeout(flowMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, flowTimeout]) : flowTimeout;
+    const perRequest = { ...options, signal };
+    const maxRounds = this.options.maxRounds ?? 10;
+    try {
+      let step = await this.begin(method, params, perRequest);
+      while (step.status === 'input_required') {
+        const pending = step.pending;
+        if (pending.round > maxRounds) {
+          throw new InputFlowError(`${method} still needed input after ${maxRounds} rounds; giving up`, pending.round - 1);
+        }
+        if ((await this.options.onRound?.({ method, params: pending.params, round: pending.round, pending })) === false) {
+          throw new InputFlowError(`${method} was stopped by onRound at round ${pending.round}`, pending.round);
+        }
+        const answers = await this.answer(pending, signal);
+        step = await this.resume<ResultOf<M>>(pending, answers, perRequest);
+      }
+      return step.result;
+    } catch (error) {
+      if (flowTimeout.aborted && !options.signal?.aborted && !(error instanceof McpError)) {
+        throw new RequestTimeoutError(`${method} did not finish within ${flowMs} ms`);
+      }
+      throw error;
+    }
+  }
+
+  /* ---------------- the methods ---------------- */
+
+  discover(options?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.request(Method.Discover, {}, options);
+  }
+
+  /** One page of tools. Tools whose `x-mcp-header` annotations are invalid are left out (with a warning) over HTTP. */
+  async listTools(cursor?: string, options?: RequestOptions): Promise<{ tools: Tool[]; nextCursor?: string }> {
+    const result = await this.request(Method.ToolsList, cursor === undefined ? {} : { cursor }, options);
+    const tools: Tool[] = [];
+    for (const tool of (Array.isArray(result.tools) ? result.tools : []) as Tool[]) {
+      const { params, problems } = collectHeaderParams(isObject(tool.inputSchema) ? tool.inputSchema : {});
+      if (problems.length > 0 && this.transport?.kind === 'http') {
+        (this.options.warn ?? ((m: string) => console.warn(`[tessera] ${m}`)))(`Leaving out tool "${tool.name}": ${problems.join('; ')}`);
+        this.toolHeaders.delete(tool.name);
+        continue;
+      }
+      this.toolHeaders.set(tool.name, params);
+      tools.push(tool);
+    }
+    return typeof result.nextCursor === 'string' ? { tools, nextCursor: result.nextCursor } : { tools };
+  }
+
+  async listAllTools(options?: RequestOptions): Promise<Tool[]> {
+    return this.collect((cursor) => this.listTools(cursor, options).then((p) => [p.tools, p.nextCursor]));
+  }
+
+  /** Calls a tool, answering any input rounds through the registered handlers. */
+  callTool(name: string, args: Record<string, unknown> = {}, options?: RequestOptions): Promise<CallToolResult> {
+    return this.run(Method.ToolsCall, { name, arguments: args }, options);
+  }
+
+  async listResources(cursor?: string, options?: RequestOptions): Promise<{ resources: Resource[]; nextCursor?: string }> {
+    return (await this.request(Method.ResourcesList, cursor === undefined ? {} : { cursor }, options)) as unknown as {
+      resources: Resource[];
+      nextCursor?: string;
+    };
+  }
+
+  async listAllResources(options?: RequestOptions): Promise<Resource[]> {
+    return this.collect((cursor) => this.listResources(cursor, options).then((p) => [p.resources, p.nextCursor]));
+  }
+
+  async listResourceTemplates(cursor?: string, options?: RequestOptions): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string }> {
+    return (await this.request(Method.ResourceTemplatesList, cursor === undefined ? {} : { cursor }, options)) as unknown as {
+      resourceTemplates: ResourceTemplate[];
+      nextCursor?: string;
+    };
+  }
+
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+    return this.run(Method.ResourcesRead, { uri }, options);
+  }
+
+  async listPrompts(cursor?: string, options?: RequestOptions): Promise<{ prompts: Prompt[]; nextCursor?: string }> {
+    return (await this.request(Method.PromptsList, cursor === undefined ? {} : { cursor }, options)) as unknown as {
+      prompts: Prompt[];
+      nextCursor?: string;
+    };
+  }
+
+  async listAllPrompts(options?: RequestOptions): Promise<Prompt[]> {
+    return this.collect((cursor) => this.listPrompts(cursor, options).then((p) => [p.prompts, p.nextCursor]));
+  }
+
+  getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
+    return this.run(Method.PromptsGet, { name, arguments: args }, options);
+  }
+
+  async complete(
+    ref: CompletionReference,
+    argument: { name: string; value: string },
+    context?: { arguments?: Record<string, string> },
+    options?: RequestOptions,
+  ): Promise<CompleteResult['completion']> {
+    const result = await this.request(Method.Complete, context ? { ref, argument, context } : { ref, argument }, options);
+    return (result as unknown as CompleteResult).completion;
+  }
+
+  /**
+   * Opens a `subscriptions/listen` stream. `onNotification` receives the change
+   * notifications (not the acknowledgement). Close it with `close()`.
+   */
+  listen(filter: SubscriptionFilter, onNotification: (notification: JsonRpcNotification) => void, options: { signal?: AbortSignal } = {}): Subscription {
+    const controller = new AbortController();
+    if (options.signal) options.signal.addEventListener('abort', () => controller.abort(), { once: true });
+    let acknowledge!: (filter: SubscriptionFilter) => void;
+    let refuse!: (error: unknown) => void;
+    const acknowledged = new Promise<SubscriptionFilter>((resolve, reject) => {
+      acknowledge = resolve;
+      refuse = reject;
+    });
+    acknowledged.catch(() => undefined);
+    const transport = this.transport;
+    if (!transport) throw new ClientError('Not connected: call connect() first');
+    const params = { notifications: filter };
+    const message: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method: Method.SubscriptionsListen,
+      params: { ...params, _meta: this.meta({}, undefined) },
+    };
+    const closed = transport
+      .request(message, {
+        signal: controller.signal,
+        headers: transport.kind === 'http' ? this.headers(Method.SubscriptionsListen, message.params!) : undefined,
+        onNotification: (note) => {
+          if (note.method === Notification.SubscriptionsAcknowledged) acknowledge((note.params?.notifications ?? {}) as SubscriptionFilter);
+          else onNotification(note);
+        },
+      })
+      .then((response) => {
+        if ('error' in response) {
+          const error = new McpError(response.error.code, response.error.message, response.error.data);
+          refuse(error);
+          throw error;
+        }
+        refuse(new ClientError('The subscription ended before it was acknowledged'));
+      })
+      .catch((error: unknown) => {
+        refuse(error);
+        if (controller.signal.aborted) return;
+        throw error;
+      });
+    return { acknowledged, closed, close: () => controller.abort() };
+  }
+
+  private async collect<T>(page: (cursor: string | undefined) => Promise<[T[], string | undefined]>): Promise<T[]> {
+    const all: T[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10_000; pages++) {
+      const [items, next] = await page(cursor);
+      all.push(...items);
+      if (next === undefined) return all;
+      cursor = next;
+    }
+    throw new ProtocolViolationError('The server kept returning pages (10,000 and counting)');
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The client over a message link (stdio, in memory): requests are matched to
+ * responses by id; progress goes to the request that holds the token;
+ * listen-stream messages go to the request whose id is their subscription id;
+ * log messages carry no request id on stdio, so they go to the unrouted
+ * listeners. Aborting a request sends `notifications/cancelled`.
+ */
+
+import { classifyMessage, notification, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { META_PROGRESS_TOKEN, META_SUBSCRIPTION_ID } from '../protocol/meta.js';
+import { Notification } from '../protocol/methods.js';
+import type { RequestId } from '../protocol/types.js';
+import type { MessageLink } from '../transport/link.js';
+import { TransportError } from './errors.js';
+import type { ClientTransport, TransportRequestOptions } from './transport.js';
+
+interface Pending {
+  resolve: (response: JsonRpcResponse) => void;
+  reject: (error: unknown) => void;
+  onNotification: ((n: JsonRpcNotification) => void) | undefined;
+  progressToken: unknown;
+}
+
+export class LinkClientTransport implements ClientTransport {
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly unrouted: Array<(n: JsonRpcNotification) => void> = [];
+  private closedReason: string | undefined;
+
+  constructor(
+    private readonly link: MessageLink,
+    readonly kind: 'stdio' | 'memory',
+  ) {
+    link.onMessage((value) => this.receive(value));
+    link.onClose(() => this.fail('The connection to the server closed'));
+  }
+
+  /** Fails every request in flight (e.g. when the server process exits). */
+  fail(reason: string): void {
+    this.closedReason ??= reason;
+    for (const [id, entry] of this.pending) {
+      this.pending.delete(id);
+      entry.reject(new TransportError(reason));
+    }
+  }
+
+  private receive(value: unknown): void {
+    const incoming = classifyMessage(value);
+    if (incoming.kind === 'response') {
+      const id = incoming.message.id;
+      const entry = id === undefined ? undefined : this.pending.get(id);
+      if (entry && id !== undefined) {
+        this.pending.delete(id);
+        entry.resolve(incoming.message);
+      }
+      return;
+    }
+    if (incoming.kind !== 'notification') return; // a 2026 server never sends requests
+    const note = incoming.message;
+    const params = note.params ?? {};
+    const subscription = (params._meta as Record<string, unknown> | undefined)?.[META_SUBSCRIPTION_ID];
+    if (subscription !== undefined) {
+      const entry = this.pending.get(subscription as RequestId);
+      if (entry?.onNotification) return entry.onNotification(note);
+    }
+    if (note.method === Notification.Progress) {
+      for (const entry of this.pending.values()) {
+        if (entry.progressToken !== undefined && entry.progressToken === params.progressToken) return entry.onNotification?.(note);
+      }
+    }
+    for (const listener of this.unrouted) listener(note);
+  }
+
+  request(message: JsonRpcRequest, options: TransportRequestOptions = {}): Promise<JsonRpcResponse> {
+    if (this.closedReason) return Promise.reject(new TransportError(this.closedReason));
+    if (this.pending.has(message.id)) return Promise.reject(new TransportError(`Request id ${String(message.id)} is already in flight`));
+    return new Promise<JsonRpcResponse>((resolve, reject) => {
+      const signal = options.signal;
+      const onAbort = (): void => {
+        if (!this.pending.delete(message.id)) return;
+        this.link.send(notification(Notification.Cancelled, { requestId: message.id, reason: String(signal?.reason ?? 'cancelled') }));
+        reject(signal?.reason ?? new Error('Aborted'));
+      };
+      this.pending.set(message.id, {
+        resolve: (response) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(response);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+        onNotification: options.onNotification,
+        progressToken: (message.params?._meta as Record<string, unknown> | undefined)?.[META_PROGRESS_TOKEN],
+      });
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.link.send(message);
+    });
+  }
+
+  onUnrouted(listener: (notification: JsonRpcNotification) => void): void {
+    this.unrouted.push(listener);
+  }
+
+  async close(): Promise<void> {
+    this.fail('The client closed the connection');
+    this.link.close();
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * How the client reads a result: `resultType` first (absent = complete, for
+ * older servers; unknown = invalid), and an `input_required` result only where
+ * the spec allows one and only with input requests this client can answer.
+ */
+
+import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
+import type { ClientCapabilities, InputRequest, InputRequiredResult } from '../protocol/types.js';
+import { missingFor } from '../mrtr/capabilities.js';
+import { ProtocolViolationError } from './errors.js';
+
+const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export type ReadResult = { kind: 'complete'; result: Record<string, unknown> } | { kind: 'input_required'; result: InputRequiredResult };
+
+export function readResult(method: string, result: Record<string, unknown>, declared: ClientCapabilities): ReadResult {
+  const resultType = result.resultType;
+  if (resultType === undefined || resultType === 'complete') return { kind: 'complete', result };
+  if (resultType !== 'input_required') {
+    throw new ProtocolViolationError(`The server answered ${method} with an unknown resultType ${JSON.stringify(resultType)}`, result);
+  }
+  if (!INPUT_REQUIRED_METHODS.has(method)) {
+    throw new ProtocolViolationError(`The server answered ${method} with input_required, which only tools/call, resources/read and prompts/get may`, result);
+  }
+  const { inputRequests, requestState } = result;
+  if (inputRequests === undefined && requestState === undefined) {
+    throw new ProtocolViolationError('The server sent an input_required result with neither inputRequests nor requestState', result);
+  }
+  if (requestState !== undefined && typeof requestState !== 'string') {
+    throw new ProtocolViolationError('The server sent a requestState that is not a string', result);
+  }
+  if (inputRequests !== undefined) {
+    if (!isObject(inputRequests)) throw new ProtocolViolationError('The server sent inputRequests that is not an object', result);
+    for (const [key, entry] of Object.entries(inputRequests)) {
+      if (!isObject(entry) || !INPUT_METHODS.has(String(entry.method))) {
+        throw new ProtocolViolationError(`inputRequests.${key} is not an elicitation, sampling or roots request`, result);
+      }
+      if ((entry.method === 'elicitation/create' || entry.method === 'sampling/createMessage') && !isObject(entry.params)) {
+        throw new ProtocolViolationError(`inputRequests.${key} has no params`, result);
+      }
+      // The server may only ask what this request declared; such a request is not fulfilled.
+      if (missingFor(entry as unknown as InputRequest, declared)) {
+        throw new ProtocolViolationError(`inputRequests.${key} asks for a capability this client did not declare`, result);
+      }
+    }
+  }
+  return { kind: 'input_required', result: result as unknown as InputRequiredResult };
+}
