@@ -212,10 +212,14 @@ export class Client {
     }
   }
 
-  /** Picks a version from a -32022 error's `supported` list; false when none is one this client speaks. */
+  /**
+   * Picks a version from a -32022 error's `supported` list (the latest this
+   * client speaks, even the one just sent: the request is then simply retried);
+   * false when it lists none this client speaks.
+   */
   private renegotiate(error: McpError): boolean {
     const supported = isObject(error.data) && Array.isArray(error.data.supported) ? (error.data.supported as unknown[]) : [];
-    const choice = MODERN_PROTOCOL_VERSIONS.find((v) => supported.includes(v) && v !== this.version);
+    const choice = MODERN_PROTOCOL_VERSIONS.find((v) => supported.includes(v));
     if (!choice) return false;
     this.version = choice;
     return true;
