@@ -107,6 +107,7 @@ export function restrictToForm(jsonSchema: Json, where: string): FormSchema {
     );
   }
   const schema: FormSchema = { type: 'object', properties };
+  if (typeof jsonSchema.$schema === 'string') schema.$schema = jsonSchema.$schema;
   if (Array.isArray(jsonSchema.required) && jsonSchema.required.length > 0) schema.required = jsonSchema.required as string[];
   return schema;
 }

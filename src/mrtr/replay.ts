@@ -33,8 +33,6 @@ interface Unanswered {
 
 type Resolution = { answered: true; value: unknown } | { answered: false };
 
-const NEVER = new Promise<never>(() => {});
-
 export class ReplayInteraction implements Interaction {
   /** Questions this run could not get answered, by key. */
   readonly unanswered = new Map<string, Unanswered>();
@@ -76,7 +74,8 @@ export class ReplayInteraction implements Interaction {
       throw McpError.missingCapability(`This request needs client capabilities it did not declare: ${Object.keys(required).join(', ')}`, required);
     }
     const resolutions = await Promise.all(entries.map(([key, q]) => this.resolve(key ?? q.key, q)));
-    if (resolutions.some((r) => !r.answered)) return NEVER;
+    // A fresh promise per ask: a shared never-settling one would hold every suspended handler reachable forever.
+    if (resolutions.some((r) => !r.answered)) return new Promise<never>(() => {});
     const values = resolutions.map((r) => (r as { value: unknown }).value);
     return single ? values[0] : Object.fromEntries(entries.map(([key], i) => [key, values[i]]));
   }

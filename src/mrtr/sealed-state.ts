@@ -122,6 +122,8 @@ export class StateSealer {
     if (!key) return { ok: false, reason: `requestState was sealed with unknown or retired key "${keyId}"` };
     if (!/^[A-Za-z0-9_-]*$/.test(encoded)) return { ok: false, reason: 'requestState body is not base64url' };
     const body = Buffer.from(encoded, 'base64url');
+    // Only the canonical encoding is accepted: a re-encoded state (other unused bits) is not the state we issued.
+    if (body.toString('base64url') !== encoded) return { ok: false, reason: 'requestState body is not canonical base64url' };
     if (body.length < IV_BYTES + TAG_BYTES + 2) return { ok: false, reason: 'requestState is truncated' };
     let plain: string;
     try {
