@@ -58,11 +58,32 @@ export interface HeaderParam {
   type: 'string' | 'integer' | 'boolean';
 }
 
+/** Keywords whose value is one subschema, a map of subschemas, or a list of subschemas (JSON Schema 2020-12 and draft-07). */
+const SUBSCHEMA = new Set(['items', 'additionalItems', 'additionalProperties', 'unevaluatedItems', 'unevaluatedProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames']);
+const SUBSCHEMA_MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const SUBSCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+
+/** Calls `visit` for every direct subschema of `node`, with the keyword (and key) that leads to it. */
+function eachSubschema(node: Record<string, unknown>, visit: (child: unknown, keyword: string, key?: string) => void): void {
+  for (const [keyword, value] of Object.entries(node)) {
+    if (typeof value !== 'object' || value === null) continue;
+    if (SUBSCHEMA_MAP.has(keyword) && !Array.isArray(value)) {
+      for (const [key, child] of Object.entries(value)) visit(child, keyword, key);
+    } else if (SUBSCHEMA_LIST.has(keyword) || (keyword === 'items' && Array.isArray(value))) {
+      for (const child of value as unknown[]) visit(child, keyword);
+    } else if (SUBSCHEMA.has(keyword)) {
+      visit(value, keyword);
+    }
+  }
+}
+
 /**
- * Collects the `x-mcp-header` annotations of a tool's input schema, following
- * only chains of `properties` keys. Returns the problems found instead when the
- * annotations break the spec's rules (a client must then leave the tool out; a
- * server must not publish it).
+ * Collects the `x-mcp-header` annotations of a tool's input schema. Only
+ * properties reached through a chain of `properties` keys may carry one; an
+ * annotation anywhere else (under items, anyOf, $defs…) is a problem, as are bad
+ * names, duplicates and non-primitive types. Returns the problems found instead
+ * when there are any (a client must then leave the tool out; a server must not
+ * publish it).
  */
 export function collectHeaderParams(
   inputSchema: Record<string, unknown>,
@@ -71,46 +92,41 @@ export function collectHeaderParams(
   const problems: string[] = [];
   const seen = new Set<string>();
 
-  const visit = (schema: unknown, path: string[]): void => {
-    if (typeof schema !== 'object' || schema === null) return;
+  const annotation = (node: Record<string, unknown>, path: string[]): void => {
+    const name = node['x-mcp-header'];
+    const type = node.type;
+    const where = path.join('.');
+    if (typeof name !== 'string' || name.length === 0 || !isHttpToken(name)) {
+      problems.push(`x-mcp-header on "${where}" must be a non-empty HTTP token`);
+    } else if (seen.has(name.toLowerCase())) {
+      problems.push(`x-mcp-header "${name}" is used more than once`);
+    } else if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
+      problems.push(`x-mcp-header "${name}" is on "${where}", whose type is not string, integer or boolean`);
+    } else {
+      seen.add(name.toLowerCase());
+      params.push({ name, path, type });
+    }
+  };
+
+  const offChain = (schema: unknown, via: string): void => {
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return;
     const node = schema as Record<string, unknown>;
-    if (path.length > 0 && 'x-mcp-header' in node) {
-      const name = node['x-mcp-header'];
-      const type = node.type;
-      const where = path.join('.');
-      if (typeof name !== 'string' || name.length === 0 || !isHttpToken(name)) {
-        problems.push(`x-mcp-header on "${where}" must be a non-empty HTTP token`);
-      } else if (seen.has(name.toLowerCase())) {
-        problems.push(`x-mcp-header "${name}" is used more than once`);
-      } else if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
-        problems.push(`x-mcp-header "${name}" is on "${where}", whose type is not string, integer or boolean`);
-      } else {
-        seen.add(name.toLowerCase());
-        params.push({ name, path, type });
-      }
+    if ('x-mcp-header' in node) {
+      problems.push(`x-mcp-header ${JSON.stringify(node['x-mcp-header'])} is under "${via}", which is not a chain of properties`);
     }
-    for (const [keyword, child] of Object.entries(node)) {
-      if (keyword === 'properties' && typeof child === 'object' && child !== null && !Array.isArray(child)) {
-        for (const [key, property] of Object.entries(child)) visit(property, [...path, key]);
-      } else if (keyword !== 'x-mcp-header' && keyword !== 'const' && keyword !== 'enum' && keyword !== 'default' && keyword !== 'examples') {
-        offChain(child, keyword);
-      }
-    }
+    eachSubschema(node, (child) => offChain(child, via));
   };
-  // Anywhere else (items, anyOf/oneOf/allOf/not, if/then/else, $defs…) an annotation is not statically reachable.
-  const offChain = (value: unknown, via: string): void => {
-    if (typeof value !== 'object' || value === null) return;
-    if (Array.isArray(value)) {
-      for (const item of value) offChain(item, via);
-      return;
-    }
-    const node = value as Record<string, unknown>;
-    if ('x-mcp-header' in node) problems.push(`x-mcp-header ${JSON.stringify(node['x-mcp-header'])} is under "${via}", which is not a chain of properties`);
-    for (const [keyword, child] of Object.entries(node)) {
-      if (keyword !== 'const' && keyword !== 'enum' && keyword !== 'default' && keyword !== 'examples') offChain(child, via);
-    }
+
+  const onChain = (schema: unknown, path: string[]): void => {
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return;
+    const node = schema as Record<string, unknown>;
+    if (path.length > 0 && 'x-mcp-header' in node) annotation(node, path);
+    eachSubschema(node, (child, keyword, key) => {
+      if (keyword === 'properties' && key !== undefined) onChain(child, [...path, key]);
+      else offChain(child, keyword);
+    });
   };
-  visit(inputSchema, []);
+  onChain(inputSchema, []);
   return { params, problems };
 }
 

@@ -109,3 +109,18 @@ export function errorResponse(id: RequestId | undefined, error: McpError | JsonR
 export function notification(method: string, params?: Record<string, unknown>): JsonRpcNotification {
   return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
 }
+
+/**
+ * JSON text of an outgoing message. A result that JSON cannot carry (a BigInt,
+ * a cycle) becomes a -32603 error for the same request instead of a lost reply;
+ * an unserialisable notification yields undefined (it is dropped).
+ */
+export function serializeMessage(message: JsonRpcMessage): string | undefined {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    console.error(`[tessera] could not serialise ${'method' in message ? message.method : 'a response'}: ${(error as Error).message}`);
+    if (!('result' in message) && !('error' in message)) return undefined;
+    return JSON.stringify(errorResponse(message.id, McpError.internal()));
+  }
+}

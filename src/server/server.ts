@@ -42,6 +42,12 @@ const stderrLogger: ServerLogger = {
   warn: (message, detail) => console.error(`[tessera] ${message}`, ...(detail === undefined ? [] : [detail])),
 };
 
+/** Codes a 2026-07-28 server must never send: -32002/-32042 (removed) and the spec's reserved range beyond the three it defines. */
+function isReservedCode(code: number): boolean {
+  if (code === -32002 || code === -32042) return true;
+  return code <= -32020 && code >= -32099 && code !== -32020 && code !== -32021 && code !== -32022;
+}
+
 export type CacheableList = 'discover' | 'tools' | 'prompts' | 'resources' | 'templates' | 'read';
 
 export interface ServerOptions {
@@ -344,7 +350,11 @@ export class McpServer implements RequestHandler {
   }
 
   private toMcpError(error: unknown, method: string): McpError {
-    if (error instanceof McpError) return error;
+    if (error instanceof McpError) {
+      if (!isReservedCode(error.code)) return error;
+      this.logger.error(`${method} threw error code ${error.code}, which 2026-07-28 reserves or removed; sent -32603 instead`, error);
+      return McpError.internal();
+    }
     this.logger.error(`${method} failed`, error);
     return McpError.internal();
   }

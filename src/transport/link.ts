@@ -4,7 +4,7 @@
  * `serveLink` serves MCP over any of them.
  */
 
-import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import { serializeMessage, type JsonRpcMessage } from '../protocol/jsonrpc.js';
 
 export interface MessageLink {
   /** Sends one message. */
@@ -74,7 +74,8 @@ export function createLinkPair(): [MessageLink, MessageLink] {
   const make = (self: End, peer: End): MessageLink => ({
     send(message) {
       if (self.closed) throw new Error('The link is closed');
-      const text = JSON.stringify(message);
+      const text = serializeMessage(message);
+      if (text === undefined) return;
       queueMicrotask(() => {
         if (peer.closed) return;
         for (const l of peer.listeners) l(JSON.parse(text));

@@ -2,6 +2,7 @@
 
 import type { Readable, Writable } from 'node:stream';
 import type { RequestHandler } from '../protocol/channel.js';
+import { serializeMessage } from '../protocol/jsonrpc.js';
 import { LineDecoder, type MessageLink } from './link.js';
 import { serveLink, type LinkServer } from './serve-link.js';
 
@@ -20,7 +21,8 @@ export function streamLink(input: Readable, output: Writable): MessageLink {
   output.on('error', close);
   return {
     send(message) {
-      if (!closed) output.write(`${JSON.stringify(message)}\n`);
+      const text = closed ? undefined : serializeMessage(message);
+      if (text !== undefined) output.write(`${text}\n`);
     },
     onMessage(listener) {
       const decoder = new LineDecoder(listener);

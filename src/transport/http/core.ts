@@ -8,7 +8,7 @@
 
 import type { RequestChannel, RequestHandler } from '../../protocol/channel.js';
 import { McpError, httpStatusForError } from '../../protocol/errors.js';
-import { errorResponse, parseMessage, type JsonRpcNotification } from '../../protocol/jsonrpc.js';
+import { errorResponse, parseMessage, serializeMessage, type JsonRpcNotification } from '../../protocol/jsonrpc.js';
 import { HostGuard, type HostGuardOptions } from './host-guard.js';
 import { SSE_HEADERS, SseStream, type ByteSink } from './sse.js';
 
@@ -156,8 +156,9 @@ export class HttpCore {
     if (stream) {
       stream.send(reply.message);
       stream.end();
-    } else if (!request.signal.aborted) {
-      responder.send(reply.status, JSON_HEADERS, JSON.stringify(reply.message));
+    } else {
+      // Sent even when the client is gone: an adapter may be waiting on it (the node adapter drops it).
+      responder.send(reply.status, JSON_HEADERS, serializeMessage(reply.message)!);
     }
   }
 }

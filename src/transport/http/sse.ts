@@ -1,13 +1,16 @@
 /** Server-sent events for one request's response stream. */
 
+import { serializeMessage, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
+
 export interface ByteSink {
   write(chunk: string): void;
   end(): void;
 }
 
 /** One SSE event holding one JSON-RPC message; compact JSON never spans lines. */
-export function sseEvent(message: unknown): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+export function sseEvent(message: JsonRpcMessage): string | undefined {
+  const text = serializeMessage(message);
+  return text === undefined ? undefined : `event: message\ndata: ${text}\n\n`;
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -32,8 +35,9 @@ export class SseStream {
     }
   }
 
-  send(message: unknown): void {
-    if (!this.ended) this.sink.write(sseEvent(message));
+  send(message: JsonRpcMessage): void {
+    const event = this.ended ? undefined : sseEvent(message);
+    if (event !== undefined) this.sink.write(event);
   }
 
   end(): void {

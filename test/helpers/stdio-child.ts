@@ -1,0 +1,137 @@
+/**
+ * A stdio MCP server in a real child process: write lines to its stdin, read
+ * its stdout line by line (every line must be one valid server message), and
+ * watch stderr. Stopped by PID.
+ */
+
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { assertServerMessage } from './wire-schema.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+type Message = Record<string, unknown>;
+
+/** Fails with a clear instruction when a compiled fixture is missing or older than its source. */
+export function compiledFixture(name: string): string {
+  const compiled = `${ROOT}dist/fixtures/${name}.js`;
+  const source = `${ROOT}fixtures/${name}.ts`;
+  if (!existsSync(compiled)) {
+    throw new Error(`${compiled} is missing: run \`npm run build\` first (\`npm test\` builds before testing)`);
+  }
+  if (existsSync(source) && statSync(source).mtimeMs > statSync(compiled).mtimeMs) {
+    throw new Error(`${compiled} is older than ${source}: run \`npm run build\` again`);
+  }
+  return compiled;
+}
+
+export class StdioChild {
+  readonly proc: ChildProcessWithoutNullStreams;
+  /** Raw stdout text, exactly as received. */
+  stdout = '';
+  /** Every complete stdout line parsed, in order. */
+  readonly messages: Message[] = [];
+  /** Lines that were not valid JSON-RPC server messages, with the reason. */
+  readonly violations: string[] = [];
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  private pending = '';
+  private readonly methods = new Map<unknown, string>();
+  private waiters: Array<() => void> = [];
+
+  constructor(script: string) {
+    this.proc = spawn(process.execPath, [script], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.proc.stdout.setEncoding('utf8');
+    this.proc.stderr.setEncoding('utf8');
+    this.proc.stdout.on('data', (text: string) => this.onStdout(text));
+    this.proc.stderr.on('data', (text: string) => {
+      this.stderr += text;
+      this.wake();
+    });
+    // Writing to a child that already exited must not crash the test run.
+    this.proc.stdin.on('error', () => undefined);
+    this.exited = new Promise((resolve) => this.proc.on('exit', (code, signal) => resolve({ code, signal })));
+    void this.exited.then(() => this.wake());
+  }
+
+  private onStdout(text: string): void {
+    this.stdout += text;
+    this.pending += text;
+    let newline: number;
+    while ((newline = this.pending.indexOf('\n')) >= 0) {
+      const line = this.pending.slice(0, newline);
+      this.pending = this.pending.slice(newline + 1);
+      let message: Message;
+      try {
+        message = JSON.parse(line) as Message;
+      } catch {
+        this.violations.push(`not JSON: ${line}`);
+        continue;
+      }
+      try {
+        assertServerMessage(message, this.methods.get(message.id));
+      } catch (error) {
+        this.violations.push((error as Error).message);
+      }
+      this.messages.push(message);
+    }
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Writes raw text to stdin (no newline added). */
+  write(text: string): void {
+    this.proc.stdin.write(text);
+  }
+
+  /** Writes one message as one line; remembers request methods to validate their results. */
+  send(message: Message): void {
+    if (typeof message.method === 'string' && 'id' in message) this.methods.set(message.id, message.method);
+    this.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** Resolves once `check` returns a value; rejects after `timeoutMs` (a guard against hangs, not a performance bound). */
+  async until<T>(what: string, check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = check();
+      if (value !== undefined) return value;
+      if (this.proc.exitCode !== null || this.proc.signalCode !== null) throw new Error(`the server exited while waiting for ${what}`);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`gave up waiting for ${what}; stderr: ${this.stderr}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  response(id: string | number): Promise<Message> {
+    return this.until(`the response to ${JSON.stringify(id)}`, () => this.messages.find((m) => m.id === id && ('result' in m || 'error' in m)));
+  }
+
+  stderrLine(line: string): Promise<true> {
+    return this.until(`stderr line "${line}"`, () => (this.stderr.split('\n').includes(line) ? true : undefined));
+  }
+
+  /** Stops the process by its PID if it is still running. */
+  kill(): void {
+    if (this.proc.exitCode === null && this.proc.signalCode === null && this.proc.pid !== undefined) {
+      try {
+        process.kill(this.proc.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+}
