@@ -89,10 +89,41 @@ function url(message: string, target: string, options: QuestionOptions = {}): Qu
   };
 }
 
+type Block = { type?: unknown; id?: unknown; toolUseId?: unknown };
+
+function blocksOf(message: { content: unknown }): Block[] {
+  return (Array.isArray(message.content) ? message.content : [message.content]) as Block[];
+}
+
+/**
+ * The tool-use rules of sampling: a user message holding tool results holds
+ * only tool results, and every assistant tool_use is answered, in the very next
+ * (user) message, by a tool_result with the same id.
+ */
+function toolTurnProblem(messages: CreateMessageRequestParams['messages']): string | undefined {
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
+    const blocks = blocksOf(message);
+    const results = blocks.filter((b) => b?.type === 'tool_result');
+    if (results.length > 0 && (message.role !== 'user' || results.length !== blocks.length)) {
+      return `message ${i} mixes tool_result blocks with other content (a user message holding tool results holds only tool results)`;
+    }
+    const uses = message.role === 'assistant' ? blocks.filter((b) => b?.type === 'tool_use').map((b) => b.id) : [];
+    if (uses.length === 0) continue;
+    const next = messages[i + 1];
+    const answered = next && next.role === 'user' ? blocksOf(next).map((b) => (b?.type === 'tool_result' ? b.toolUseId : undefined)) : [];
+    const missing = uses.filter((id) => !answered.includes(id));
+    if (missing.length > 0) return `the tool_use ${missing.map((id) => JSON.stringify(id)).join(', ')} of message ${i} is not answered by a tool_result in the next user message`;
+  }
+  return undefined;
+}
+
 function sampling(params: CreateMessageRequestParams, options: QuestionOptions = {}): Question<CreateMessageResult> {
   if (!Array.isArray(params.messages) || !Number.isInteger(params.maxTokens)) {
     throw new TypeError('Sampling question: messages (an array) and maxTokens (an integer) are required');
   }
+  const problem = toolTurnProblem(params.messages);
+  if (problem) throw new TypeError(`Sampling question: ${problem}`);
   return {
     kind: 'sampling',
     key: options.key,
