@@ -1,30 +1,77 @@
 /**
  * The seam between transports and the server: what a transport hands the
- * server for one request, and what it gets back.
+ * server for one request, and what it gets back. Transports know nothing of
+ * eras or sessions; the optional hooks below let a server that also speaks the
+ * 2025-11-25 lifecycle take the messages only that lifecycle has.
  */
 
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.js';
 
+/** A transport connection that outlives one request (a stdio process, an in-memory link). */
+export interface Connection {
+  /** Per-connection slots for the server's own bookkeeping (e.g. a 2025-era session on stdio). */
+  readonly slots: Map<symbol, unknown>;
+  /** Sends a message that belongs to no request in flight. */
+  send(message: JsonRpcNotification | JsonRpcRequest): void;
+  /** Aborted when the connection closes. */
+  readonly closed: AbortSignal;
+}
+
 export interface RequestChannel {
   /** Aborted when the client goes away or cancels (HTTP disconnect, stdio `notifications/cancelled`). */
   readonly signal: AbortSignal;
-  /** Whether notifications can reach the client during this request (an HTTP client that accepts only JSON cannot stream). */
+  /** Whether messages can reach the client before the response (an HTTP client that accepts only JSON cannot stream). */
   readonly canNotify: boolean;
-  /** Sends a notification that belongs to this request, before its response. */
-  notify(message: JsonRpcNotification): void;
+  /**
+   * Sends a message that belongs to this request, before its response: a
+   * notification (progress, log, listen-stream message) or, for a 2025-era
+   * session only, a server-initiated request.
+   */
+  send(message: JsonRpcNotification | JsonRpcRequest): void;
   /** Request header lookup (lower-case names) on HTTP; absent on stdio and in memory. */
   header?(name: string): string | undefined;
   /** Who is calling, as established by the transport's authentication hook; absent when anonymous. */
   readonly principal?: string;
+  /** The connection the request came on; absent on HTTP, where each POST stands alone. */
+  readonly connection?: Connection;
 }
 
 export interface Reply {
   message: JsonRpcResponse;
   /** The HTTP status this reply travels with on Streamable HTTP. */
   status: number;
+  /** Extra HTTP response headers (e.g. `Mcp-Session-Id` on a 2025-era handshake). */
+  headers?: Record<string, string>;
+}
+
+/** Where a standalone stream (HTTP GET) writes. */
+export interface StreamSink {
+  send(message: JsonRpcNotification | JsonRpcRequest): void;
+  close(): void;
+  readonly signal: AbortSignal;
+}
+
+/** What the client sent that is not a request, as seen by the HTTP transport or a link. */
+export interface PeerMessageContext {
+  header?(name: string): string | undefined;
+  connection?: Connection;
 }
 
 /** Anything that answers MCP requests: the server, or a test double. */
 export interface RequestHandler {
   handleRequest(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply>;
+  /**
+   * A response from the client (to a server-initiated request of a 2025-era
+   * session). Returns the HTTP status to answer with (202 when taken).
+   */
+  handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number;
+  /** A notification from the client. Returns the HTTP status to answer with (202 when taken). */
+  handleNotification?(notification: JsonRpcNotification, context: PeerMessageContext): number;
+  /**
+   * HTTP GET on the endpoint: a standalone stream for a 2025-era session.
+   * Returns the status; 200 means `open()` was called and the stream is in use.
+   */
+  openStream?(header: (name: string) => string | undefined, open: () => StreamSink): number;
+  /** HTTP DELETE on the endpoint: ends a 2025-era session. Returns the status. */
+  endSession?(header: (name: string) => string | undefined): number;
 }

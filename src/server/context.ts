@@ -118,7 +118,7 @@ export class RequestExchange implements RequestContext {
     const params: Record<string, unknown> = { progressToken: token, progress };
     if (update?.total !== undefined) params.total = update.total;
     if (update?.message !== undefined) params.message = update.message;
-    this.channel.notify(notification(Notification.Progress, params));
+    this.channel.send(notification(Notification.Progress, params));
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
@@ -127,7 +127,7 @@ export class RequestExchange implements RequestContext {
     if (LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(threshold)) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
-    this.channel.notify(notification(Notification.Message, params));
+    this.channel.send(notification(Notification.Message, params));
   }
 
   /** Aborted when the client cancels or disconnects, or when this round ends waiting for input. */

@@ -58,7 +58,7 @@ export class SubscriptionHub {
     }
     const filter = agreedFilter(requested as SubscriptionFilter, capabilities);
     const tag = { [META_SUBSCRIPTION_ID]: id };
-    channel.notify(notification(Notification.SubscriptionsAcknowledged, { _meta: tag, notifications: filter }));
+    channel.send(notification(Notification.SubscriptionsAcknowledged, { _meta: tag, notifications: filter }));
 
     return new Promise((resolve) => {
       const listener: Listener = {
@@ -77,7 +77,7 @@ export class SubscriptionHub {
 
   private send(listener: Listener, method: string, extra?: Record<string, unknown>): void {
     if (listener.channel.signal.aborted) return;
-    listener.channel.notify(notification(method, { ...extra, _meta: { [META_SUBSCRIPTION_ID]: listener.id } }));
+    listener.channel.send(notification(method, { ...extra, _meta: { [META_SUBSCRIPTION_ID]: listener.id } }));
   }
 
   toolsChanged(): void {

@@ -4,9 +4,9 @@
  * aborts one; nothing more is sent for a cancelled request.
  */
 
-import type { RequestChannel, RequestHandler } from '../protocol/channel.js';
+import type { Connection, RequestChannel, RequestHandler } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
-import { classifyMessage, errorResponse, isRequestId, type JsonRpcNotification } from '../protocol/jsonrpc.js';
+import { classifyMessage, errorResponse, isRequestId, type JsonRpcNotification, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { Notification } from '../protocol/methods.js';
 import type { RequestId } from '../protocol/types.js';
 import type { MessageLink } from './link.js';
@@ -28,6 +28,8 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
   const send = (message: Parameters<MessageLink['send']>[0]): void => {
     if (linkOpen) link.send(message);
   };
+  const connectionClosed = new AbortController();
+  const connection: Connection = { slots: new Map(), send, closed: connectionClosed.signal };
 
   const handleRequest = async (request: Parameters<RequestHandler['handleRequest']>[0]): Promise<void> => {
     const controller = new AbortController();
@@ -35,9 +37,10 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
     const channel: RequestChannel = {
       signal: controller.signal,
       canNotify: true,
-      notify: (note: JsonRpcNotification) => {
-        if (!controller.signal.aborted) send(note);
+      send: (outgoing: JsonRpcNotification | JsonRpcRequest) => {
+        if (!controller.signal.aborted) send(outgoing);
       },
+      connection,
     };
     try {
       const reply = await handler.handleRequest(request, channel);
@@ -54,12 +57,15 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
         send(errorResponse(incoming.id, incoming.error));
         return;
       case 'response':
-        return; // No server-initiated requests in 2026-07-28, so no responses are expected.
+        // Answers to a 2025-era session's server-initiated requests; 2026-07-28 has none.
+        handler.handleResponse?.(incoming.message, { connection });
+        return;
       case 'notification': {
         if (incoming.message.method === Notification.Cancelled) {
           const id = incoming.message.params?.requestId;
           if (isRequestId(id)) inFlight.get(id)?.abort();
         }
+        handler.handleNotification?.(incoming.message, { connection });
         return;
       }
       case 'request': {
@@ -77,6 +83,7 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
 
   link.onClose(() => {
     linkOpen = false;
+    connectionClosed.abort();
     for (const controller of inFlight.values()) controller.abort();
     void Promise.allSettled([...pending]).then(() => resolveClosed());
   });

@@ -25,9 +25,9 @@ export async function call(
     {
       signal: new AbortController().signal,
       canNotify: true,
-      notify: (n) => {
+      send: (n) => {
         assertServerMessage(n);
-        notifications.push(n);
+        notifications.push(n as JsonRpcNotification);
       },
       ...channel,
     },

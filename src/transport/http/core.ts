@@ -6,9 +6,9 @@
  * a notification first, so every 4xx the spec fixes is still possible until then.
  */
 
-import type { RequestChannel, RequestHandler } from '../../protocol/channel.js';
+import type { PeerMessageContext, RequestChannel, RequestHandler, StreamSink } from '../../protocol/channel.js';
 import { McpError, httpStatusForError } from '../../protocol/errors.js';
-import { errorResponse, parseMessage, serializeMessage, type JsonRpcNotification } from '../../protocol/jsonrpc.js';
+import { errorResponse, parseMessage, serializeMessage, type JsonRpcNotification, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { HostGuard, type HostGuardOptions } from './host-guard.js';
 import { SSE_HEADERS, SseStream, type ByteSink } from './sse.js';
 
@@ -90,9 +90,12 @@ export class HttpCore {
   precheck(request: HttpRequestView): [number, Record<string, string>, string] | undefined {
     const refusal = this.guard?.check(request.header('host'), request.header('origin'));
     if (refusal) return jsonError(403, McpError.invalidRequest(`Forbidden: ${refusal}`));
-    if (request.method !== 'POST') {
-      return [405, { ...JSON_HEADERS, allow: 'POST' }, JSON.stringify(errorResponse(undefined, McpError.invalidRequest('Method not allowed: send JSON-RPC messages with POST')))];
+    if (request.method === 'GET' || request.method === 'DELETE') {
+      const supported = request.method === 'GET' ? this.handler.openStream : this.handler.endSession;
+      // Handled by `serveStream` / `endSession` when the server has 2025-era sessions.
+      return supported ? undefined : this.methodNotAllowed();
     }
+    if (request.method !== 'POST') return this.methodNotAllowed();
     const contentType = request.header('content-type');
     if (!contentType || !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
       return jsonError(415, McpError.invalidRequest('Unsupported media type: the body must be application/json'));
@@ -103,6 +106,32 @@ export class HttpCore {
     const length = request.header('content-length');
     if (length !== undefined && Number(length) > this.maxBodyBytes) return this.tooLarge();
     return undefined;
+  }
+
+  private methodNotAllowed(): [number, Record<string, string>, string] {
+    const allow = ['POST', ...(this.handler.openStream ? ['GET'] : []), ...(this.handler.endSession ? ['DELETE'] : [])].join(', ');
+    return [405, { ...JSON_HEADERS, allow }, JSON.stringify(errorResponse(undefined, McpError.invalidRequest(`Method not allowed: send JSON-RPC messages with POST`)))];
+  }
+
+  /** HTTP GET (after `precheck`): a standalone SSE stream of a 2025-era session. */
+  serveStream(request: HttpRequestView, responder: HttpResponder): void {
+    if (!request.header('accept')?.includes('text/event-stream')) {
+      responder.send(...jsonError(406, McpError.invalidRequest('Not acceptable: a GET stream needs Accept: text/event-stream')));
+      return;
+    }
+    let stream: SseStream | undefined;
+    const open = (): StreamSink => {
+      stream = new SseStream(responder.stream(SSE_HEADERS), this.keepAliveMs);
+      const opened = stream;
+      return { send: (message) => opened.send(message), close: () => opened.end(), signal: request.signal };
+    };
+    const status = this.handler.openStream!((name) => request.header(name), open);
+    if (!stream) responder.send(status, {}, '');
+  }
+
+  /** HTTP DELETE (after `precheck`): ends a 2025-era session. */
+  endSession(request: HttpRequestView, responder: HttpResponder): void {
+    responder.send(this.handler.endSession!((name) => request.header(name)), {}, '');
   }
 
   tooLarge(): [number, Record<string, string>, string] {
@@ -126,17 +155,21 @@ export class HttpCore {
     }
 
     const incoming = parseMessage(body);
+    const peer: PeerMessageContext = { header: (name) => request.header(name) };
     switch (incoming.kind) {
       case 'invalid':
         responder.send(...jsonError(httpStatusForError(incoming.error), incoming.error, incoming.id));
         return;
       case 'notification':
-        // Accepted and dropped: HTTP has no client notifications in 2026-07-28 (cancelling = closing the stream).
-        responder.send(202, {}, '');
+        // 2026-07-28 has no client notifications on HTTP (cancelling = closing the stream); 2025-era sessions do.
+        responder.send(this.handler.handleNotification?.(incoming.message, peer) ?? 202, {}, '');
         return;
-      case 'response':
-        responder.send(...jsonError(400, McpError.invalidRequest('Invalid request: clients do not send responses over HTTP')));
+      case 'response': {
+        const status = this.handler.handleResponse?.(incoming.message, peer) ?? 400;
+        if (status < 300) responder.send(status, {}, '');
+        else responder.send(...jsonError(status, McpError.invalidRequest('Invalid request: no request of this server is waiting for this response')));
         return;
+      }
     }
 
     const message = incoming.message;
@@ -144,10 +177,10 @@ export class HttpCore {
     const channel: RequestChannel = {
       signal: request.signal,
       canNotify: acceptsSse(request.header('accept')),
-      notify: (note: JsonRpcNotification) => {
+      send: (outgoing: JsonRpcNotification | JsonRpcRequest) => {
         if (request.signal.aborted) return;
         stream ??= new SseStream(responder.stream(SSE_HEADERS), this.keepAliveMs);
-        stream.send(note);
+        stream.send(outgoing);
       },
       header: (name) => request.header(name),
       principal,
@@ -158,7 +191,7 @@ export class HttpCore {
       stream.end();
     } else {
       // Sent even when the client is gone: an adapter may be waiting on it (the node adapter drops it).
-      responder.send(reply.status, JSON_HEADERS, serializeMessage(reply.message)!);
+      responder.send(reply.status, reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS, serializeMessage(reply.message)!);
     }
   }
 }

@@ -5,7 +5,7 @@
  */
 
 import type { RequestHandler } from '../../protocol/channel.js';
-import { HttpCore, type HttpRequestView, type HttpTransportOptions } from './core.js';
+import { HttpCore, type HttpRequestView, type HttpResponder, type HttpTransportOptions } from './core.js';
 
 const encoder = new TextEncoder();
 
@@ -51,15 +51,15 @@ export function createFetchHandler(handler: RequestHandler, options: HttpTranspo
     };
     const refusal = core.precheck(view);
     if (refusal) return new Response(refusal[2], { status: refusal[0], headers: refusal[1] });
-    const body = await readBody(request, core.maxBodyBytes);
+    const body = view.method === 'POST' ? await readBody(request, core.maxBodyBytes) : '';
     if (body === undefined) {
       const [status, headers, text] = core.tooLarge();
       return new Response(text, { status, headers });
     }
     return new Promise<Response>((resolve) => {
-      void core.respond(view, body, {
+      const responder: HttpResponder = {
         send(status, headers, text) {
-          resolve(new Response(status === 202 || status === 204 ? null : text, { status, headers }));
+          resolve(new Response(status === 202 || status === 204 || text === '' ? null : text, { status, headers }));
         },
         stream(headers) {
           let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -86,7 +86,10 @@ export function createFetchHandler(handler: RequestHandler, options: HttpTranspo
             },
           };
         },
-      });
+      };
+      if (view.method === 'GET') core.serveStream(view, responder);
+      else if (view.method === 'DELETE') core.endSession(view, responder);
+      else void core.respond(view, body, responder);
     });
   };
 }

@@ -67,6 +67,12 @@ export function createNodeHandler(
       req.resume();
       return;
     }
+    if (view.method === 'GET' || view.method === 'DELETE') {
+      req.resume();
+      if (view.method === 'GET') core.serveStream(view, responder);
+      else core.endSession(view, responder);
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
