@@ -119,7 +119,8 @@ export class Client {
   private readonly options: ClientOptions;
   private transport: ClientTransport | undefined;
   private version: string;
-  private nextId = 1;
+  /** Starts anywhere, so a flow resumed by another client (or process) never reuses the id of its first request. */
+  private nextId = 1 + Math.floor(Math.random() * 2 ** 30);
   private nextToken = 1;
   /** Mirrored-header definitions of the tools in the most recent tools/list, by name. */
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
@@ -198,7 +199,10 @@ export class Client {
     if (!transport) throw new ClientError('Not connected: call connect() first');
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.send(transport, method, params, options);
+        const result = await this.send(transport, method, params, options);
+        // An unknown resultType, or input_required where the spec forbids it, is never handed on.
+        readResult(method, result, this.capabilities);
+        return result;
       } catch (error) {
         if (!(error instanceof McpError) || attempt > 0) throw error;
         if (error.code === ErrorCode.UnsupportedProtocolVersion && this.renegotiate(error)) continue;
@@ -471,6 +475,7 @@ export class Client {
           refuse(error);
           throw error;
         }
+        readResult(Method.SubscriptionsListen, isObject(response.result) ? response.result : {}, this.capabilities);
         refuse(new ClientError('The subscription ended before it was acknowledged'));
       })
       .catch((error: unknown) => {

@@ -72,6 +72,8 @@ export class LinkClientTransport implements ClientTransport {
 
   request(message: JsonRpcRequest, options: TransportRequestOptions = {}): Promise<JsonRpcResponse> {
     if (this.closedReason) return Promise.reject(new TransportError(this.closedReason));
+    // Aborted before it was sent: nothing to cancel on the server.
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason ?? new Error('Aborted'));
     if (this.pending.has(message.id)) return Promise.reject(new TransportError(`Request id ${String(message.id)} is already in flight`));
     return new Promise<JsonRpcResponse>((resolve, reject) => {
       const signal = options.signal;

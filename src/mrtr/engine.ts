@@ -12,7 +12,7 @@ import { Method } from '../protocol/methods.js';
 import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
 import { mergeCapabilities, missingFor } from './capabilities.js';
 import { digestOf } from './digest.js';
-import { AUTHOR_STATE } from './interaction.js';
+import { AUTHOR_STATE, type Interaction } from './interaction.js';
 import type { RedemptionStore } from './redemption-store.js';
 import { ReplayInteraction, type Ledger } from './replay.js';
 import { StateTooLargeError, type StateClaims, type StateSealer } from './sealed-state.js';
@@ -22,9 +22,14 @@ export interface RoundHost {
   readonly clientCapabilities: ClientCapabilities;
   readonly principal: string | undefined;
   /** Installs the interaction handlers will ask through. */
-  attach(interaction: ReplayInteraction): void;
+  attach(interaction: Interaction): void;
   /** The round ended without the handler: abort its signal so pending work stops. */
   endRound(): void;
+}
+
+/** Runs the rounds of a request that may ask for input; each era has its own (replay for 2026-07-28, live for 2025-era sessions). */
+export interface RoundRunner {
+  run(request: JsonRpcRequest, host: RoundHost, invoke: () => Promise<Record<string, unknown>>, singleUse?: boolean): Promise<Record<string, unknown>>;
 }
 
 export interface EngineOptions {
@@ -48,7 +53,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
 
-export class InteractionEngine {
+export class InteractionEngine implements RoundRunner {
   constructor(private readonly options: EngineOptions) {}
 
   private claims(request: JsonRpcRequest, principal: string | undefined): StateClaims {

@@ -14,6 +14,7 @@ import {
 } from '../protocol/types.js';
 import { AUTHOR_STATE, type AnswersOf, type Interaction, type ManualInputRequired, type QuestionMap } from '../mrtr/interaction.js';
 import type { Question } from '../mrtr/questions.js';
+import type { RoundRunner } from '../mrtr/engine.js';
 import type { RequestMeta } from './request-meta.js';
 
 export interface ProgressUpdate {
@@ -97,7 +98,15 @@ export class RequestExchange implements RequestContext {
   /** Made on first use of `signal`, so requests that never look at it pay nothing. */
   private roundAbort: AbortController | undefined;
 
-  constructor(method: string, requestId: RequestId, meta: RequestMeta, channel: RequestChannel, loggingEnabled: boolean) {
+  constructor(
+    method: string,
+    requestId: RequestId,
+    meta: RequestMeta,
+    channel: RequestChannel,
+    loggingEnabled: boolean,
+    /** Serves this request's asks: replayed rounds (2026-07-28) or a live session (2025-era). */
+    readonly rounds: RoundRunner,
+  ) {
     this.method = method;
     this.requestId = requestId;
     this.protocolVersion = meta.protocolVersion;

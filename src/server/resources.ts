@@ -68,6 +68,14 @@ interface TemplateEntry {
   handler: TemplateHandler;
 }
 
+/** A read of a URI no resource or template serves: -32602 with `data.uri` (2025-era sessions get their -32002). */
+export class ResourceNotFoundError extends McpError {
+  constructor(readonly uri: string) {
+    super(-32602, `Resource not found: ${uri}`, { uri });
+    this.name = 'ResourceNotFoundError';
+  }
+}
+
 export interface ReadOutcome {
   result: Record<string, unknown>;
   cache: Partial<CacheHints> | undefined;
@@ -197,7 +205,7 @@ export class ResourceRegistry {
       cache = exact.cache;
     } else {
       const match = this.matchTemplate(uri);
-      if (!match) throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
+      if (!match) throw new ResourceNotFoundError(uri);
       returned = await match.entry.handler(uri, match.variables, ctx);
       mimeType = match.entry.descriptor.mimeType;
       cache = match.entry.cache;
@@ -208,7 +216,7 @@ export class ResourceRegistry {
     const contents = toContents(uri, mimeType, returned);
     if (contents.length === 0) {
       // The spec forbids empty contents for a resource; a handler with nothing to give has not found it.
-      throw McpError.invalidParams(`Resource not found: ${uri}`, { uri });
+      throw new ResourceNotFoundError(uri);
     }
     return { result: { contents }, cache };
   }

@@ -10,7 +10,7 @@ import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/
 import { META_SERVER_INFO } from '../protocol/meta.js';
 import { INPUT_REQUIRED_METHODS, Method } from '../protocol/methods.js';
 import type { CacheHints, Implementation, ServerCapabilities } from '../protocol/types.js';
-import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { complete } from './completion.js';
 import { RequestExchange, type RequestContext } from './context.js';
 import { checkParamHeaders, checkRoutingHeaders, checkVersionHeader } from './header-gate.js';
@@ -24,7 +24,7 @@ import {
   type TemplateHandler,
 } from './resources.js';
 import type { SchemaInput } from './schema.js';
-import { InteractionEngine } from '../mrtr/engine.js';
+import { InteractionEngine, type RoundRunner } from '../mrtr/engine.js';
 import { KeyRing } from '../mrtr/keyring.js';
 import { MemoryRedemptionStore, type RedemptionStore } from '../mrtr/redemption-store.js';
 import { StateSealer } from '../mrtr/sealed-state.js';
@@ -99,12 +99,16 @@ const DEFAULT_CACHE: Record<CacheableList, CacheHints> = {
   read: { ttlMs: 0, cacheScope: 'private' },
 };
 
-type MethodHandler = (request: JsonRpcRequest, ctx: RequestExchange, channel: RequestChannel) => Promise<Record<string, unknown>>;
+export type MethodHandler = (request: JsonRpcRequest, ctx: RequestExchange, channel: RequestChannel) => Promise<Record<string, unknown>>;
 
-export class McpServer implements RequestHandler {
+/**
+ * The 2026-07-28 server: stateless, every request self-describing. The
+ * exported `McpServer` extends it with the 2025-11-25 lifecycle (see legacy/).
+ */
+export class StatelessServer implements RequestHandler {
   readonly info: Implementation;
-  private readonly options: ServerOptions;
-  private readonly logger: ServerLogger;
+  protected readonly options: ServerOptions;
+  protected readonly logger: ServerLogger;
   private readonly tools: ToolRegistry;
   private readonly resources: ResourceRegistry;
   private readonly prompts: PromptRegistry;
@@ -129,9 +133,9 @@ export class McpServer implements RequestHandler {
     this.serverInfoMeta = options.serverInfoInResults === false ? undefined : { [META_SERVER_INFO]: info };
     this.engine = this.createEngine(options.state ?? {});
     this.singleUseState = options.state?.singleUse ?? false;
-    this.tools = new ToolRegistry(() => this.hub.toolsChanged());
-    this.resources = new ResourceRegistry(() => this.hub.resourcesChanged());
-    this.prompts = new PromptRegistry(() => this.hub.promptsChanged());
+    this.tools = new ToolRegistry(() => this.listChanged('tools'));
+    this.resources = new ResourceRegistry(() => this.listChanged('resources'));
+    this.prompts = new PromptRegistry(() => this.listChanged('prompts'));
     this.methods = this.methodTable();
   }
 
@@ -187,6 +191,13 @@ export class McpServer implements RequestHandler {
     this.hub.resourceUpdated(uri);
   }
 
+  /** A list changed: listen streams that asked hear of it. Subclasses add other audiences. */
+  protected listChanged(list: 'tools' | 'prompts' | 'resources'): void {
+    if (list === 'tools') this.hub.toolsChanged();
+    else if (list === 'prompts') this.hub.promptsChanged();
+    else this.hub.resourcesChanged();
+  }
+
   /** Ends every open `subscriptions/listen` stream gracefully. */
   close(): void {
     this.hub.closeAll();
@@ -206,18 +217,43 @@ export class McpServer implements RequestHandler {
   /* ---------------- request path ---------------- */
 
   async handleRequest(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
-    let exchange: RequestExchange | undefined;
+    let admitted: { handler: MethodHandler; meta: RequestMeta };
     try {
-      const { handler, meta } = this.admit(request, channel);
-      exchange = new RequestExchange(request.method, request.id, meta, channel, this.options.logging !== false);
+      admitted = this.admit(request, channel);
+    } catch (error) {
+      return this.errorReply(request, error);
+    }
+    return this.execute(request, channel, admitted.meta, admitted.handler, this.engine);
+  }
+
+  /** Runs a method handler with a context built from `meta`; `rounds` serves the handler's asks. */
+  protected async execute(
+    request: JsonRpcRequest,
+    channel: RequestChannel,
+    meta: RequestMeta,
+    handler: MethodHandler,
+    rounds: RoundRunner,
+  ): Promise<Reply> {
+    const exchange = new RequestExchange(request.method, request.id, meta, channel, this.options.logging !== false, rounds);
+    try {
       const result = await handler(request, exchange, channel);
       exchange.finish();
       return { message: resultResponse(request.id, this.finishResult(request.method, result)), status: 200 };
     } catch (error) {
-      exchange?.finish();
-      const mcpError = this.toMcpError(error, request.method);
-      return { message: errorResponse(request.id, mcpError), status: httpStatusForError(mcpError) };
+      exchange.finish();
+      return this.errorReply(request, error);
     }
+  }
+
+  protected errorReply(request: JsonRpcRequest, error: unknown): Reply {
+    const mcpError = this.toMcpError(error, request.method);
+    return { message: errorResponse(request.id, mcpError), status: httpStatusForError(mcpError) };
+  }
+
+  /** The handler of a method this server offers (given what is registered), or undefined. */
+  protected lookup(method: string): MethodHandler | undefined {
+    const handler = this.methods.get(method);
+    return handler && this.methodAvailable(method) ? handler : undefined;
   }
 
   /**
@@ -238,8 +274,8 @@ export class McpServer implements RequestHandler {
       throw McpError.unsupportedVersion(meta.protocolVersion, MODERN_PROTOCOL_VERSIONS);
     }
     // Removed methods (initialize, ping, logging/setLevel, resources/subscribe…) are unknown here: -32601 on 404.
-    const handler = this.methods.get(request.method);
-    if (!handler || !this.methodAvailable(request.method)) throw McpError.methodNotFound(request.method);
+    const handler = this.lookup(request.method);
+    if (!handler) throw McpError.methodNotFound(request.method);
     if (header) {
       checkRoutingHeaders(header, request);
       if (request.method === Method.ToolsCall && typeof request.params?.name === 'string') {
@@ -293,10 +329,10 @@ export class McpServer implements RequestHandler {
       [
         Method.ToolsCall,
         async (r, ctx) =>
-          this.engine.run(r, ctx, () => this.tools.call(params(r), ctx), this.singleUseState || this.tools.singleUse(params(r).name)),
+          ctx.rounds.run(r, ctx, () => this.tools.call(params(r), ctx), this.singleUseState || this.tools.singleUse(params(r).name)),
       ],
       [Method.PromptsList, async (r) => withCache(this.prompts.list(params(r).cursor, this.pageSize), this.cache.prompts)],
-      [Method.PromptsGet, async (r, ctx) => this.engine.run(r, ctx, () => this.prompts.get(params(r), ctx), this.singleUseState)],
+      [Method.PromptsGet, async (r, ctx) => ctx.rounds.run(r, ctx, () => this.prompts.get(params(r), ctx), this.singleUseState)],
       [Method.ResourcesList, async (r) => withCache(this.resources.list(params(r).cursor, this.pageSize), this.cache.resources)],
       [
         Method.ResourceTemplatesList,
@@ -306,7 +342,7 @@ export class McpServer implements RequestHandler {
         Method.ResourcesRead,
         async (r, ctx) => {
           let cache: Partial<CacheHints> | undefined;
-          const result = await this.engine.run(
+          const result = await ctx.rounds.run(
             r,
             ctx,
             async () => {
@@ -334,7 +370,7 @@ export class McpServer implements RequestHandler {
   }
 
   /** Adds `resultType` and `serverInfo`; refuses `input_required` where the spec forbids it. */
-  private finishResult(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  protected finishResult(method: string, result: Record<string, unknown>): Record<string, unknown> {
     const resultType = result.resultType;
     if (resultType === 'input_required' && !INPUT_REQUIRED_METHODS.has(method)) {
       throw new McpError(-32603, 'Internal error');
@@ -349,7 +385,7 @@ export class McpServer implements RequestHandler {
     return finished;
   }
 
-  private toMcpError(error: unknown, method: string): McpError {
+  protected toMcpError(error: unknown, method: string): McpError {
     if (error instanceof McpError) {
       if (!isReservedCode(error.code)) return error;
       this.logger.error(`${method} threw error code ${error.code}, which 2026-07-28 reserves or removed; sent -32603 instead`, error);
@@ -361,4 +397,3 @@ export class McpServer implements RequestHandler {
 }
 
 export type { RequestContext };
-export { LEGACY_PROTOCOL_VERSIONS };
