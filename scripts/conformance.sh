@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against Tessera's fixtures and fails on
 # anything not listed in conformance/*-expected-failures.yml.
-#   npm run conformance            # server and client suites, 2026-07-28 requirements
+#   npm run conformance            # server suites (2026-07-28 and 2025-11-25) and client suite
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/conformance"
@@ -26,14 +26,17 @@ for _ in $(seq 1 100); do
 done
 
 status=0
-echo "== conformance server --requirements 2026-07-28 (fixture pid $fixture_pid, port $port)"
-"$node22" "$cli" server --url "http://127.0.0.1:$port/mcp" --requirements 2026-07-28 \
-  --expected-failures "$root/conformance/server-expected-failures.yml" || status=1
+# One fixture, one URL, both eras.
+for revision in 2026-07-28 2025-11-25; do
+  echo "== conformance server --requirements $revision (fixture pid $fixture_pid, port $port)"
+  "$node22" "$cli" server --url "http://127.0.0.1:$port/mcp" --requirements "$revision" \
+    --expected-failures "$root/conformance/server-$revision-expected-failures.yml" || status=1
+done
 
 # The same program as `npm run -s fixture:client -- <url>`, started without npm: the suite
 # runs ~40 scenarios at once and 40 npm start-ups on 2 cores push some past the 30 s limit.
 echo "== conformance client --requirements 2026-07-28"
 "$node22" "$cli" client --command "node $root/dist/fixtures/conformance-client.js" --requirements 2026-07-28 \
-  --expected-failures "$root/conformance/client-expected-failures.yml" || status=1
+  --expected-failures "$root/conformance/client-2026-07-28-expected-failures.yml" || status=1
 
 exit "$status"

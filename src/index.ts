@@ -1,6 +1,7 @@
 /** Tessera: an MCP 2026-07-28 server built around Multi Round-Trip Requests. */
 
-export { StatelessServer as McpServer, StatelessServer, type ServerOptions, type ServerLogger, type CacheableList } from './server/server.js';
+export { StatelessServer, type ServerOptions, type ServerLogger, type CacheableList } from './server/server.js';
+export { McpServer, type McpServerOptions, type LegacyOptions } from './legacy/dual-era-server.js';
 export type { RequestContext, ProgressUpdate } from './server/context.js';
 export { toolError, type ToolDefinition, type ToolHandler, type ToolReturn, type ToolResult, type ArgsOf } from './server/tools.js';
 export type {

@@ -226,13 +226,17 @@ export class StatelessServer implements RequestHandler {
     return this.execute(request, channel, admitted.meta, admitted.handler, this.engine);
   }
 
-  /** Runs a method handler with a context built from `meta`; `rounds` serves the handler's asks. */
+  /**
+   * Runs a method handler with a context built from `meta`; `rounds` serves
+   * the handler's asks; `translate` maps the outgoing error to another era's codes.
+   */
   protected async execute(
     request: JsonRpcRequest,
     channel: RequestChannel,
     meta: RequestMeta,
     handler: MethodHandler,
     rounds: RoundRunner,
+    translate: (error: McpError) => McpError = (error) => error,
   ): Promise<Reply> {
     const exchange = new RequestExchange(request.method, request.id, meta, channel, this.options.logging !== false, rounds);
     try {
@@ -241,12 +245,12 @@ export class StatelessServer implements RequestHandler {
       return { message: resultResponse(request.id, this.finishResult(request.method, result)), status: 200 };
     } catch (error) {
       exchange.finish();
-      return this.errorReply(request, error);
+      return this.errorReply(request, error, translate);
     }
   }
 
-  protected errorReply(request: JsonRpcRequest, error: unknown): Reply {
-    const mcpError = this.toMcpError(error, request.method);
+  protected errorReply(request: JsonRpcRequest, error: unknown, translate: (error: McpError) => McpError = (e) => e): Reply {
+    const mcpError = translate(this.toMcpError(error, request.method));
     return { message: errorResponse(request.id, mcpError), status: httpStatusForError(mcpError) };
   }
 
@@ -385,7 +389,7 @@ export class StatelessServer implements RequestHandler {
     return finished;
   }
 
-  protected toMcpError(error: unknown, method: string): McpError {
+  private toMcpError(error: unknown, method: string): McpError {
     if (error instanceof McpError) {
       if (!isReservedCode(error.code)) return error;
       this.logger.error(`${method} threw error code ${error.code}, which 2026-07-28 reserves or removed; sent -32603 instead`, error);

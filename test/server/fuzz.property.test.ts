@@ -57,7 +57,8 @@ const OTHER_METHODS = ['initialize', 'ping', 'logging/setLevel', 'resources/subs
 const silent: ServerLogger = { error: () => undefined, warn: () => undefined };
 
 function buildServer(): McpServer {
-  const server = new McpServer({ name: 'fuzz', version: '1.0.0' }, { logger: silent, pageSize: 2 });
+  // The 2026-07-28 request path; the 2025-era lifecycle has its own tests.
+  const server = new McpServer({ name: 'fuzz', version: '1.0.0' }, { logger: silent, pageSize: 2, legacy: false });
   server.tool('echo', { input: z.object({ text: z.string(), times: z.number().int().min(1).max(3).optional() }) }, ({ text, times }) =>
     text.repeat(times ?? 1),
   );

@@ -457,17 +457,19 @@ describe('methods that do not exist here', () => {
     expect(errorOf(reply.response).code).toBe(-32601);
   });
 
-  it('rejects a legacy initialize POST (no modern headers, no _meta) with 400, naming the supported versions', async () => {
+  it('on a modern-only server (legacy: false), rejects a legacy initialize POST (no modern headers, no _meta) with 400, naming the supported versions', async () => {
+    const modernOnly = await startHttp(new McpServer({ name: 'modern-only', version: '1.0.0' }, { logger: silent, legacy: false }));
     const body = JSON.stringify({
       jsonrpc: '2.0',
       id: 'legacy-1',
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
     });
-    const reply = await rpc(full.url, 'initialize', undefined, {
+    const reply = await rpc(modernOnly.url, 'initialize', undefined, {
       rawBody: body,
       headers: { 'mcp-protocol-version': undefined, 'mcp-method': undefined },
     });
+    await modernOnly.close();
     expect(reply.status).toBe(400);
     expect(reply.response!.id).toBe('legacy-1');
     const data = errorOf(reply.response).data as { supported?: unknown };

@@ -126,12 +126,17 @@ export class HttpCore {
       return { send: (message) => opened.send(message), close: () => opened.end(), signal: request.signal };
     };
     const status = this.handler.openStream!((name) => request.header(name), open);
-    if (!stream) responder.send(status, {}, '');
+    if (!stream) responder.send(...this.bare(status));
   }
 
   /** HTTP DELETE (after `precheck`): ends a 2025-era session. */
   endSession(request: HttpRequestView, responder: HttpResponder): void {
-    responder.send(this.handler.endSession!((name) => request.header(name)), {}, '');
+    responder.send(...this.bare(this.handler.endSession!((name) => request.header(name))));
+  }
+
+  /** A body-less answer to GET or DELETE, with the Allow header a 405 needs. */
+  private bare(status: number): [number, Record<string, string>, string] {
+    return status === 405 ? this.methodNotAllowed() : [status, {}, ''];
   }
 
   tooLarge(): [number, Record<string, string>, string] {
