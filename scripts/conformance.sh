@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against Tessera's fixtures and fails on
 # anything not listed in conformance/*-expected-failures.yml.
-#   npm run conformance            # server suites (2026-07-28 and 2025-11-25) and client suite
+#   npm run conformance            # server and client suites, 2026-07-28 and 2025-11-25 requirements
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/conformance"
@@ -35,8 +35,10 @@ done
 
 # The same program as `npm run -s fixture:client -- <url>`, started without npm: the suite
 # runs ~40 scenarios at once and 40 npm start-ups on 2 cores push some past the 30 s limit.
-echo "== conformance client --requirements 2026-07-28"
-"$node22" "$cli" client --command "node $root/dist/fixtures/conformance-client.js" --requirements 2026-07-28 \
-  --expected-failures "$root/conformance/client-2026-07-28-expected-failures.yml" || status=1
+for revision in 2026-07-28 2025-11-25; do
+  echo "== conformance client --requirements $revision"
+  "$node22" "$cli" client --command "node $root/dist/fixtures/conformance-client.js" --requirements "$revision" \
+    --expected-failures "$root/conformance/client-$revision-expected-failures.yml" || status=1
+done
 
 exit "$status"

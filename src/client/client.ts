@@ -41,14 +41,18 @@ import type {
   SubscriptionFilter,
   Tool,
 } from '../protocol/types.js';
-import { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { ClientError, InputFlowError, ProtocolViolationError, RequestTimeoutError } from './errors.js';
+import { answerServerRequest } from './server-requests.js';
 import { capabilitiesFor, samplingHandlerOf, type InputContext, type InputHandlers } from './handlers.js';
 import { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
 import { PendingRound } from './pending-round.js';
 import { readResult } from './result-checks.js';
 import { StdioClientTransport, type StdioServerParameters } from './stdio-transport.js';
 import type { ClientTransport } from './transport.js';
+
+/** Which protocol era a server speaks: 2026-07-28 (`modern`) or 2025-11-25 and earlier (`legacy`). */
+export type Era = 'modern' | 'legacy';
 
 export interface RoundInfo {
   method: string;
@@ -77,6 +81,15 @@ export interface ClientOptions extends InputHandlers {
   onRound?: (round: RoundInfo) => void | boolean | Promise<void | boolean>;
   /** Where the client reports what it skipped (e.g. tools with invalid x-mcp-header annotations). */
   warn?: (message: string) => void;
+  /**
+   * The era to speak: `auto` (default) finds out on connect (HTTP: a 2026
+   * request, falling back to `initialize` unless the reply is a recognised
+   * 2026 error; stdio: a `server/discover` probe with a timeout); `modern` or
+   * `legacy` pins it.
+   */
+  era?: Era | 'auto';
+  /** How long the stdio era probe waits for an answer, in ms (default 5000). */
+  probeTimeoutMs?: number;
 }
 
 export interface RequestOptions {
@@ -125,6 +138,9 @@ export class Client {
   /** Mirrored-header definitions of the tools in the most recent tools/list, by name. */
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
   private serverInfo: Implementation | undefined;
+  private currentEra: Era = 'modern';
+  /** The initialize result, on a 2025-era server. */
+  private initialized: Record<string, unknown> | undefined;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = info;
@@ -143,13 +159,68 @@ export class Client {
     return this.serverInfo;
   }
 
-  /** Connects to a URL (Streamable HTTP), a command to spawn (stdio), or any transport. */
+  /** The era the connected server speaks. */
+  get era(): Era {
+    return this.currentEra;
+  }
+
+  /**
+   * Connects to a URL (Streamable HTTP), a command to spawn (stdio), or any
+   * transport, and settles the era (see `ClientOptions.era`).
+   */
   async connect(target: ConnectTarget, httpOptions?: HttpClientTransportOptions): Promise<this> {
     if (typeof target === 'string' || target instanceof URL) this.transport = new HttpClientTransport(target, httpOptions);
     else if ('request' in target) this.transport = target;
     else this.transport = new StdioClientTransport(target);
     this.transport.onUnrouted?.((note) => this.unrouted(note));
+    this.transport.onServerRequest?.((request) => answerServerRequest(request, this.options, this.serverInfo));
+    const era = this.options.era ?? 'auto';
+    this.currentEra = 'modern';
+    if (era === 'legacy') await this.initializeLegacy();
+    else if (era === 'auto') await this.detectEra();
     return this;
+  }
+
+  /** Finds out whether the server speaks 2026-07-28, falling back to the 2025 handshake (spec §16.2). */
+  private async detectEra(): Promise<void> {
+    const probeMs = this.transport?.kind === 'http' ? undefined : (this.options.probeTimeoutMs ?? 5000);
+    try {
+      await this.request(Method.Discover, {}, { timeoutMs: probeMs });
+      return;
+    } catch (error) {
+      if (error instanceof McpError) {
+        // A recognised 2026 error means a 2026 server: never fall back (request() already renegotiated).
+        if (error.code === ErrorCode.HeaderMismatch || error.code === ErrorCode.MissingRequiredClientCapability) throw error;
+        if (error.code === ErrorCode.UnsupportedProtocolVersion) {
+          const supported = isObject(error.data) && Array.isArray(error.data.supported) ? (error.data.supported as string[]) : [];
+          const legacy = supported.find((v) => LEGACY_PROTOCOL_VERSIONS.includes(v));
+          if (!legacy) throw error;
+          return this.initializeLegacy(legacy);
+        }
+      } else if (!(error instanceof ClientError)) {
+        throw error;
+      }
+      await this.initializeLegacy();
+    }
+  }
+
+  /** The 2025-11-25 handshake: initialize, then notifications/initialized; a session on HTTP. */
+  private async initializeLegacy(version = LEGACY_PROTOCOL_VERSIONS[0]!): Promise<void> {
+    this.currentEra = 'legacy';
+    const { extensions: _extensions, ...capabilities } = this.capabilities;
+    const result = await this.request('initialize', { protocolVersion: version, capabilities, clientInfo: this.info });
+    const negotiated = result.protocolVersion;
+    if (typeof negotiated !== 'string' || !LEGACY_PROTOCOL_VERSIONS.includes(negotiated)) {
+      throw new ProtocolViolationError(`The server answered initialize with protocol version ${JSON.stringify(negotiated)}, which this client does not speak`, result);
+    }
+    this.version = negotiated;
+    this.initialized = result;
+    if (isObject(result.serverInfo)) this.serverInfo = result.serverInfo as unknown as Implementation;
+    const transport = this.transport!;
+    if (transport instanceof HttpClientTransport) transport.useSession({ id: transport.lastSessionId, version: negotiated });
+    await transport.notify?.({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    if (transport instanceof HttpClientTransport) transport.openStandaloneStream();
+    if (this.options.logLevel !== undefined) await this.request('logging/setLevel', { level: this.options.logLevel });
   }
 
   async close(): Promise<void> {
@@ -164,6 +235,7 @@ export class Client {
   /* ---------------- one request ---------------- */
 
   private meta(options: RequestOptions, progressToken: string | undefined): Record<string, unknown> {
+    if (this.currentEra === 'legacy') return progressToken === undefined ? {} : { [META_PROGRESS_TOKEN]: progressToken };
     const meta: Record<string, unknown> = {
       [META_PROTOCOL_VERSION]: this.version,
       [META_CLIENT_INFO]: this.info,
@@ -205,7 +277,7 @@ export class Client {
         return result;
       } catch (error) {
         if (!(error instanceof McpError) || attempt > 0) throw error;
-        if (error.code === ErrorCode.UnsupportedProtocolVersion && this.renegotiate(error)) continue;
+        if (error.code === ErrorCode.UnsupportedProtocolVersion && this.currentEra === 'modern' && this.renegotiate(error)) continue;
         // Headers mirrored from a schema we did not know yet: learn the tools, then retry once.
         if (error.code === ErrorCode.HeaderMismatch && method === Method.ToolsCall && transport.kind === 'http' && !this.toolHeaders.has(String(params.name))) {
           await this.listAllTools({ signal: options.signal });
@@ -231,11 +303,12 @@ export class Client {
 
   private async send(transport: ClientTransport, method: string, params: Record<string, unknown>, options: RequestOptions): Promise<Record<string, unknown>> {
     const token = options.onProgress ? `p${this.nextToken++}` : undefined;
+    const meta = { ...(isObject(params._meta) ? params._meta : {}), ...this.meta(options, token) };
     const message: JsonRpcRequest = {
       jsonrpc: '2.0',
       id: this.nextId++,
       method,
-      params: { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), ...this.meta(options, token) } },
+      params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : { ...params },
     };
     const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -244,7 +317,8 @@ export class Client {
     try {
       response = await transport.request(message, {
         signal,
-        headers: transport.kind === 'http' ? this.headers(method, message.params!) : undefined,
+        // 2025-era requests carry the session's headers only (the transport adds them).
+        headers: transport.kind === 'http' && this.currentEra === 'modern' ? this.headers(method, message.params!) : undefined,
         onNotification: (note) => this.notified(note, options, token),
       });
     } catch (error) {
@@ -257,8 +331,8 @@ export class Client {
     }
     const result = response.result;
     if (!isObject(result)) throw new ProtocolViolationError(`The server answered ${method} without a result object`, response);
-    const meta = result._meta;
-    if (isObject(meta) && isObject(meta[META_SERVER_INFO])) this.serverInfo = meta[META_SERVER_INFO] as unknown as Implementation;
+    const resultMeta = result._meta;
+    if (isObject(resultMeta) && isObject(resultMeta[META_SERVER_INFO])) this.serverInfo = resultMeta[META_SERVER_INFO] as unknown as Implementation;
     return result;
   }
 
@@ -360,7 +434,12 @@ export class Client {
 
   /* ---------------- the methods ---------------- */
 
-  discover(options?: RequestOptions): Promise<Record<string, unknown>> {
+  /** `server/discover`; on a 2025-era server, the same facts from its initialize result. */
+  async discover(options?: RequestOptions): Promise<Record<string, unknown>> {
+    if (this.currentEra === 'legacy' && this.initialized) {
+      const { protocolVersion, capabilities, instructions } = this.initialized;
+      return { supportedVersions: [protocolVersion], capabilities, ...(instructions === undefined ? {} : { instructions }) };
+    }
     return this.request(Method.Discover, {}, options);
   }
 
@@ -453,6 +532,9 @@ export class Client {
     acknowledged.catch(() => undefined);
     const transport = this.transport;
     if (!transport) throw new ClientError('Not connected: call connect() first');
+    if (this.currentEra === 'legacy') {
+      throw new ClientError('subscriptions/listen is 2026-07-28; this server speaks 2025-11-25 (use request("resources/subscribe", { uri }))');
+    }
     const params = { notifications: filter };
     const message: JsonRpcRequest = {
       jsonrpc: '2.0',

@@ -12,7 +12,7 @@ import { Notification } from '../protocol/methods.js';
 import type { RequestId } from '../protocol/types.js';
 import type { MessageLink } from '../transport/link.js';
 import { TransportError } from './errors.js';
-import type { ClientTransport, TransportRequestOptions } from './transport.js';
+import type { ClientTransport, ServerRequestHandler, TransportRequestOptions } from './transport.js';
 
 interface Pending {
   resolve: (response: JsonRpcResponse) => void;
@@ -24,6 +24,7 @@ interface Pending {
 export class LinkClientTransport implements ClientTransport {
   private readonly pending = new Map<RequestId, Pending>();
   private readonly unrouted: Array<(n: JsonRpcNotification) => void> = [];
+  private serverRequests: ServerRequestHandler | undefined;
   private closedReason: string | undefined;
 
   constructor(
@@ -54,7 +55,13 @@ export class LinkClientTransport implements ClientTransport {
       }
       return;
     }
-    if (incoming.kind !== 'notification') return; // a 2026 server never sends requests
+    if (incoming.kind === 'request') {
+      // Only a 2025-era server sends requests; answer them when a handler is set.
+      const handler = this.serverRequests;
+      if (handler) void handler(incoming.message).then((response) => this.closedReason === undefined && this.link.send(response));
+      return;
+    }
+    if (incoming.kind !== 'notification') return;
     const note = incoming.message;
     const params = note.params ?? {};
     const subscription = (params._meta as Record<string, unknown> | undefined)?.[META_SUBSCRIPTION_ID];
@@ -102,6 +109,15 @@ export class LinkClientTransport implements ClientTransport {
 
   onUnrouted(listener: (notification: JsonRpcNotification) => void): void {
     this.unrouted.push(listener);
+  }
+
+  onServerRequest(handler: ServerRequestHandler): void {
+    this.serverRequests = handler;
+  }
+
+  async notify(message: JsonRpcNotification): Promise<void> {
+    if (this.closedReason) throw new TransportError(this.closedReason);
+    this.link.send(message);
   }
 
   async close(): Promise<void> {

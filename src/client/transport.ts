@@ -11,11 +11,18 @@ export interface TransportRequestOptions {
   onNotification?: (notification: JsonRpcNotification) => void;
 }
 
+/** Answers a request a 2025-era server sends (elicitation, sampling, roots, ping). */
+export type ServerRequestHandler = (request: JsonRpcRequest) => Promise<JsonRpcResponse>;
+
 export interface ClientTransport {
   readonly kind: 'http' | 'stdio' | 'memory';
   /** Sends a request; resolves with its response (a JSON-RPC error response is a response, not a rejection). */
   request(message: JsonRpcRequest, options?: TransportRequestOptions): Promise<JsonRpcResponse>;
   /** Notifications the transport cannot tie to a request (on stdio, log messages carry no request id). */
   onUnrouted?(listener: (notification: JsonRpcNotification) => void): void;
+  /** Requests a 2025-era server sends; the transport delivers the answers. */
+  onServerRequest?(handler: ServerRequestHandler): void;
+  /** Sends a notification (2025 sessions: `notifications/initialized`…). */
+  notify?(message: JsonRpcNotification): Promise<void>;
   close(): Promise<void>;
 }

@@ -24,7 +24,7 @@ afterEach(async () => {
 async function setup(responder: Responder, options: ClientOptions = {}): Promise<{ http: ScriptedHttp; client: Client }> {
   const http = await startScriptedHttp(responder);
   servers.push(http);
-  const client = new Client(INFO, options);
+  const client = new Client(INFO, { era: 'modern', ...options });
   clients.push(client);
   await client.connect(http.url);
   return { http, client };
@@ -398,7 +398,7 @@ describe('unreachable servers', () => {
     const http = await startScriptedHttp(() => ({ result: done() }));
     const url = http.url;
     await http.close();
-    const client = new Client(INFO);
+    const client = new Client(INFO, { era: 'modern' });
     clients.push(client);
     await client.connect(url);
     await expect(client.callTool('t', {})).rejects.toBeInstanceOf(TransportError);

@@ -50,7 +50,7 @@ async function scripted(responder: Responder): Promise<ScriptedHttp> {
   return http;
 }
 async function clientFor(url: string, options: ConstructorParameters<typeof Client>[1] = {}): Promise<Client> {
-  const client = new Client(INFO, options);
+  const client = new Client(INFO, { era: 'modern', ...options });
   clients.push(client);
   await client.connect(url);
   return client;
@@ -136,7 +136,7 @@ describe('begin / answer / resume', () => {
   it('abandoning a flow between rounds sends nothing: no retry, no cancellation', async () => {
     const link = scriptedLink((message, peer) => peer.result(message, inputRequired({ q: form('Name?') }, 's')));
     links.push(link);
-    const client = new Client(INFO, { capabilities: { elicitation: {} } });
+    const client = new Client(INFO, { era: 'modern', capabilities: { elicitation: {} } });
     clients.push(client);
     await client.connect(link.transport);
     const step = await client.begin('tools/call', { name: 't', arguments: {} });

@@ -67,7 +67,7 @@ afterEach(async () => {
 async function setup(responder: Responder, options: ClientOptions = {}): Promise<{ http: ScriptedHttp; client: Client; sent: () => Json[] }> {
   const http = await startScriptedHttp(responder);
   servers.push(http);
-  const client = new Client(INFO, options);
+  const client = new Client(INFO, { era: 'modern', ...options });
   clients.push(client);
   await client.connect(http.url);
   return { http, client, sent: () => http.messages() };
@@ -76,7 +76,7 @@ async function setup(responder: Responder, options: ClientOptions = {}): Promise
 async function setupLink(responder: LinkResponder, options: ClientOptions = {}): Promise<{ link: ScriptedLink; client: Client }> {
   const link = scriptedLink(responder);
   links.push(link);
-  const client = new Client(INFO, options);
+  const client = new Client(INFO, { era: 'modern', ...options });
   clients.push(client);
   await client.connect(link.transport);
   return { link, client };

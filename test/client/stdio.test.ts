@@ -55,7 +55,7 @@ async function start(options: ClientOptions = {}): Promise<Started> {
     text += chunk;
     for (const w of waiters.splice(0)) w();
   });
-  const client = new Client(INFO, options);
+  const client = new Client(INFO, { era: 'modern', ...options });
   await client.connect(transport);
   const s: Started = {
     client,
@@ -133,7 +133,7 @@ describe('client over stdio', () => {
   });
 
   it('connects from {command, args} too', async () => {
-    const client = new Client(INFO);
+    const client = new Client(INFO, { era: 'modern' });
     await client.connect({ command: process.execPath, args: [script], stderr: 'ignore' });
     try {
       expect(textOf(await client.callTool('echo', { text: 'spawned' }))).toBe('spawned');
