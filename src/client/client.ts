@@ -42,7 +42,7 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import { LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import { ClientError, InputFlowError, ProtocolViolationError, RequestTimeoutError } from './errors.js';
+import { ClientError, InputFlowError, ProtocolViolationError, RequestTimeoutError, TransportError } from './errors.js';
 import { answerServerRequest } from './server-requests.js';
 import { capabilitiesFor, samplingHandlerOf, type InputContext, type InputHandlers } from './handlers.js';
 import { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
@@ -276,7 +276,14 @@ export class Client {
         readResult(method, result, this.capabilities);
         return result;
       } catch (error) {
-        if (!(error instanceof McpError) || attempt > 0) throw error;
+        if (attempt > 0) throw error;
+        // A 2025 session the server no longer knows (ended, or another instance): start a new one (2025 rule).
+        if (error instanceof TransportError && error.status === 404 && this.currentEra === 'legacy' && method !== 'initialize') {
+          if (transport instanceof HttpClientTransport) transport.useSession(undefined);
+          await this.initializeLegacy(this.version);
+          continue;
+        }
+        if (!(error instanceof McpError)) throw error;
         if (error.code === ErrorCode.UnsupportedProtocolVersion && this.currentEra === 'modern' && this.renegotiate(error)) continue;
         // Headers mirrored from a schema we did not know yet: learn the tools, then retry once.
         if (error.code === ErrorCode.HeaderMismatch && method === Method.ToolsCall && transport.kind === 'http' && !this.toolHeaders.has(String(params.name))) {

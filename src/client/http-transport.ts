@@ -68,8 +68,8 @@ export class HttpClientTransport implements ClientTransport {
     this.fetchImpl = options.fetch ?? fetch;
   }
 
-  /** Switches to a 2025-era session: its headers go on every later message. */
-  useSession(session: Session): void {
+  /** Switches to a 2025-era session (its headers go on every later message), or back to none. */
+  useSession(session: Session | undefined): void {
     this.session = session;
   }
 
@@ -164,8 +164,20 @@ export class HttpClientTransport implements ClientTransport {
           this.waiting.set(message.id, resolve);
         })
       : undefined;
+    // 2025-11-25: disconnecting is not cancelling; tell the server (2026-07-28 needs nothing: closing is cancelling).
+    const session = this.session;
+    const cancel = (): void => {
+      if (session && this.session === session) {
+        void this.notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: message.id, reason: String(options.signal?.reason ?? 'cancelled') } }).catch(() => undefined);
+      }
+    };
+    options.signal?.addEventListener('abort', cancel, { once: true });
     try {
       const res = await this.post(message, options.headers, controller.signal);
+      if (session && res.status === 404) {
+        await res.arrayBuffer().catch(() => undefined);
+        throw new TransportError(`The server no longer knows session ${session.id ?? ''}; initialize again`, 404);
+      }
       const contentType = res.headers.get('content-type') ?? '';
       if (contentType.includes('text/event-stream')) {
         const read = this.readStream(res, message.id, options, controller.signal);
@@ -176,6 +188,7 @@ export class HttpClientTransport implements ClientTransport {
       if (response) return response;
       throw new TransportError(`HTTP ${res.status} from ${this.url} without a JSON-RPC response`, res.status, text);
     } finally {
+      options.signal?.removeEventListener('abort', cancel);
       if (arrived) this.waiting.delete(message.id);
       this.active.delete(controller);
       controller.abort();

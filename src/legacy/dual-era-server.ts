@@ -17,7 +17,7 @@ import { McpError } from '../protocol/errors.js';
 import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { Notification } from '../protocol/methods.js';
 import { LOGGING_LEVELS, type ClientCapabilities, type Implementation, type LoggingLevel, type ServerCapabilities } from '../protocol/types.js';
-import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { RequestMeta } from '../server/request-meta.js';
 import { hasModernMeta } from '../server/request-meta.js';
 import { StatelessServer, type ServerOptions } from '../server/server.js';
@@ -78,6 +78,8 @@ export class McpServer extends StatelessServer {
     if (stdioSession && !modern) return this.serveLegacy(request, channel, stdioSession);
     const legacyHeader = version === undefined || LEGACY_PROTOCOL_VERSIONS.includes(version);
     if (request.method === 'initialize' && !modern && legacyHeader) return Promise.resolve(this.handshake(request, channel));
+    // A 2025-era client may ping before initialize (spec 2025-11-25 lifecycle).
+    if (request.method === 'ping' && !modern && legacyHeader) return Promise.resolve({ message: resultResponse(request.id, {}), status: 200 });
     if (version !== undefined && LEGACY_PROTOCOL_VERSIONS.includes(version) && !modern) {
       return Promise.resolve(
         jsonReply(request.id, McpError.invalidRequest('Bad request: 2025-era requests need the Mcp-Session-Id that initialize returned'), 400),
@@ -205,7 +207,9 @@ export class McpServer extends StatelessServer {
 
   private sessionOf(context: PeerMessageContext): LegacySession | undefined | null {
     const id = context.header?.('mcp-session-id');
-    if (id !== undefined) return this.sessions.get(id) ?? null;
+    const version = context.header?.('mcp-protocol-version')?.trim();
+    // A stray session id on 2026-07-28 traffic is ignored (§12.6).
+    if (id !== undefined && !(version !== undefined && MODERN_PROTOCOL_VERSIONS.includes(version))) return this.sessions.get(id) ?? null;
     return context.connection?.slots.get(SESSION_SLOT) as LegacySession | undefined;
   }
 

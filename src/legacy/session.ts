@@ -70,7 +70,7 @@ export class LegacySession {
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new McpError(-32001, `The client did not answer ${method} within ${Math.round(timeoutMs / 1000)} s`));
+        reject(McpError.internal(`The client did not answer ${method} within ${timeoutMs} ms`));
       }, timeoutMs);
       timer.unref?.();
       if (signal.aborted) return onAbort();

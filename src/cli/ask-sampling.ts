@@ -1,0 +1,79 @@
+/**
+ * A sampling request (the server wants a model's completion), answered either
+ * by the person typing the text, or by `--sampling-command "<cmd>"`: the
+ * command gets the request as JSON on stdin and prints the answer's text.
+ */
+
+import { spawn } from 'node:child_process';
+import { input } from '@inquirer/prompts';
+import type { CreateMessageRequestParams, CreateMessageResult, InputContext } from '../index.js';
+import { CliError } from './errors.js';
+import { showQuestion } from './ask-form.js';
+import { colors, promptContext, say } from './terminal.js';
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One content block of a message as a line of text. */
+function describeBlock(block: unknown): string {
+  if (!isObject(block)) return String(block);
+  switch (block.type) {
+    case 'text':
+      return String(block.text ?? '');
+    case 'image':
+    case 'audio':
+      return colors.dim(`[${block.type} ${String(block.mimeType ?? '')}]`);
+    case 'tool_use':
+      return colors.dim(`[tool call ${String(block.name)} ${JSON.stringify(block.input ?? {})}]`);
+    case 'tool_result':
+      return colors.dim(`[tool result for ${String(block.toolUseId)}: ${JSON.stringify(block.content ?? [])}]`);
+    default:
+      return colors.dim(JSON.stringify(block));
+  }
+}
+
+/** The conversation the server wants completed, as lines for the terminal. */
+export function describeSamplingRequest(params: CreateMessageRequestParams): string[] {
+  const lines: string[] = [];
+  if (params.systemPrompt) lines.push(`  ${colors.dim('system:')} ${params.systemPrompt}`);
+  for (const message of params.messages) {
+    const blocks = Array.isArray(message.content) ? message.content : [message.content];
+    const text = blocks.map(describeBlock).join('\n');
+    lines.push(`  ${colors.dim(`${message.role}:`)} ${text.replace(/\n/g, '\n    ')}`);
+  }
+  const limits = [`up to ${params.maxTokens} tokens`];
+  if (params.tools?.length) limits.push(`tools offered: ${params.tools.map((t) => t.name).join(', ')} (this answer is text only)`);
+  lines.push(colors.dim(`  (${limits.join('; ')})`));
+  return lines;
+}
+
+function textResult(text: string, model: string): CreateMessageResult {
+  return { role: 'assistant', content: { type: 'text', text }, model, stopReason: 'endTurn' };
+}
+
+/** Runs the configured command with the request JSON on stdin; its stdout (trailing newline dropped) is the answer. */
+export async function runSamplingCommand(command: string, params: CreateMessageRequestParams, signal: AbortSignal): Promise<CreateMessageResult> {
+  const child = spawn(command, { shell: true, stdio: ['pipe', 'pipe', 'inherit'], signal });
+  const chunks: Buffer[] = [];
+  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  child.stdin.on('error', () => undefined); // a command that does not read its stdin is fine
+  child.stdin.end(JSON.stringify(params));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', (error) => reject(new CliError(`--sampling-command could not run: ${error.message}`)));
+    child.on('close', (exitCode) => resolve(exitCode));
+  });
+  if (code !== 0) throw new CliError(`--sampling-command "${command}" exited with code ${code ?? 'none (killed)'}`);
+  const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  if (text === '') throw new CliError(`--sampling-command "${command}" printed no answer`);
+  return textResult(text, 'sampling-command');
+}
+
+export async function askSampling(params: CreateMessageRequestParams, context: InputContext): Promise<CreateMessageResult> {
+  showQuestion('Answer as the model (sampling)', context);
+  for (const line of describeSamplingRequest(params)) say(line);
+  const text = await input({ message: 'The answer', required: true }, promptContext(context.signal));
+  return textResult(text, 'typed-by-user');
+}

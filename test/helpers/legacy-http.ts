@@ -1,0 +1,249 @@
+/**
+ * Raw 2025-11-25 Streamable HTTP for tests, as a 2025 client speaks it: no
+ * `Mcp-Method`/`Mcp-Name`, no 2026 `_meta`; `initialize` mints a session whose
+ * id and negotiated version go on every later request. Replies are read as
+ * JSON or SSE, incrementally when needed (a tool call's stream carries the
+ * server's own requests before the response), and every message received is
+ * validated against the 2025-11-25 schema.
+ */
+
+import { createParser } from 'eventsource-parser';
+import { assertServerMessage2025 } from './wire-schema-2025.js';
+
+export type Json = Record<string, any>;
+
+export const LEGACY_VERSION = '2025-11-25';
+
+let nextId = 1;
+/** A fresh JSON-RPC id. */
+export function legacyId(): number {
+  return nextId++;
+}
+
+/** The headers every request of a 2025 session carries. */
+export function sessionHeaders(sessionId: string, version = LEGACY_VERSION): Record<string, string> {
+  return { 'mcp-session-id': sessionId, 'mcp-protocol-version': version };
+}
+
+export interface LegacyStream {
+  status: number;
+  headers: Headers;
+  contentType: string;
+  /** Every message received so far, in order. */
+  readonly messages: Json[];
+  /** The raw body when it was neither SSE nor JSON (or empty). */
+  readonly text: Promise<string | undefined>;
+  /** The first not-yet-taken message matching `predicate`; rejects if the stream ends first. */
+  nextMatching(what: string, predicate: (m: Json) => boolean): Promise<Json>;
+  /** Resolves when the body ends (rejects on a schema violation). */
+  readonly ended: Promise<void>;
+  /** Throws if any message so far failed 2025-11-25 validation. */
+  assertValid(): void;
+  close(): void;
+}
+
+export interface LegacyRequestInit {
+  method?: 'POST' | 'GET' | 'DELETE';
+  /** Headers sent as given (lower-case names); `undefined` removes a default. */
+  headers?: Record<string, string | undefined>;
+  body?: Json;
+  /** Method of the request whose response is validated (defaults to `body.method`). */
+  resultOf?: string;
+  skipValidation?: boolean;
+}
+
+/** Sends one HTTP request and returns as soon as the headers are in; the body is read as it arrives. */
+export async function openLegacy(url: string, init: LegacyRequestInit = {}): Promise<LegacyStream> {
+  const method = init.method ?? 'POST';
+  const headers: Record<string, string> =
+    method === 'POST'
+      ? { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+      : method === 'GET'
+        ? { accept: 'text/event-stream' }
+        : {};
+  for (const [name, value] of Object.entries(init.headers ?? {})) {
+    delete headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  const controller = new AbortController();
+  const res = await fetch(url, {
+    method,
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    signal: controller.signal,
+  });
+  const contentType = res.headers.get('content-type') ?? '';
+  const resultOf = init.resultOf ?? (typeof init.body?.method === 'string' ? init.body.method : undefined);
+  const messages: Json[] = [];
+  let taken = 0;
+  let finished = false;
+  let failure: unknown;
+  let rawText: string | undefined;
+  const waiters: Array<() => void> = [];
+  const wake = (): void => {
+    for (const w of waiters.splice(0)) w();
+  };
+  const accept = (m: Json): void => {
+    if (!init.skipValidation) {
+      try {
+        // Server requests and notifications validate by their own method; responses by the request's.
+        assertServerMessage2025(m, 'result' in m ? resultOf : undefined);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    messages.push(m);
+    wake();
+  };
+
+  const reading = (async () => {
+    try {
+      if (!contentType.includes('text/event-stream')) {
+        const text = await res.text();
+        try {
+          if (text) accept(JSON.parse(text) as Json);
+          else rawText = text;
+        } catch {
+          rawText = text;
+        }
+        return;
+      }
+      const parser = createParser({
+        onEvent: (event) => {
+          if (event.data.trim() === '') return;
+          accept(JSON.parse(event.data) as Json);
+        },
+      });
+      const reader = res.body!.getReader();
+      const decoder = new TextDecoder();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        parser.feed(decoder.decode(value, { stream: true }));
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) failure ??= error;
+    } finally {
+      finished = true;
+      wake();
+    }
+  })();
+
+  const nextMatching = async (what: string, predicate: (m: Json) => boolean): Promise<Json> => {
+    const skipped: Json[] = [];
+    for (;;) {
+      if (failure) throw failure;
+      while (taken < messages.length) {
+        const m = messages[taken++]!;
+        if (predicate(m)) return m;
+        skipped.push(m);
+      }
+      if (finished) throw new Error(`the stream ended before ${what}; skipped ${JSON.stringify(skipped)}`);
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+
+  return {
+    status: res.status,
+    headers: res.headers,
+    contentType,
+    messages,
+    text: reading.then(() => rawText),
+    nextMatching,
+    get ended() {
+      return reading.then(() => {
+        if (failure) throw failure;
+      });
+    },
+    assertValid: () => {
+      if (failure) throw failure;
+    },
+    close: () => controller.abort(),
+  };
+}
+
+export interface LegacyReply {
+  status: number;
+  headers: Headers;
+  contentType: string;
+  messages: Json[];
+  /** The response to the request (a message with result or error). */
+  response: Json | undefined;
+  /** The raw body, when it was not JSON-RPC. */
+  text: string | undefined;
+}
+
+function isResponse(m: Json): boolean {
+  return 'result' in m || 'error' in m;
+}
+
+/** Sends one message and reads the reply to the end (or to its response, on SSE). */
+export async function legacyPost(url: string, body: Json, headers: Record<string, string | undefined> = {}, options: { skipValidation?: boolean } = {}): Promise<LegacyReply> {
+  const stream = await openLegacy(url, { body, headers, skipValidation: options.skipValidation });
+  let response: Json | undefined;
+  if (stream.contentType.includes('text/event-stream')) {
+    response = await stream.nextMatching(`the response to ${JSON.stringify(body.id)}`, isResponse);
+    stream.close();
+    stream.assertValid();
+  } else {
+    await stream.ended;
+    response = stream.messages.find(isResponse);
+  }
+  return { status: stream.status, headers: stream.headers, contentType: stream.contentType, messages: stream.messages, response, text: await stream.text };
+}
+
+/** A 2025 request in a session. */
+export function sessionRequest(url: string, sessionId: string, method: string, params: Json = {}, id: string | number = legacyId()): Promise<LegacyReply> {
+  return legacyPost(url, { jsonrpc: '2.0', id, method, params }, sessionHeaders(sessionId));
+}
+
+export interface InitializeOptions {
+  protocolVersion?: string;
+  capabilities?: Json;
+  clientInfo?: Json;
+  /** Send notifications/initialized afterwards (default true). */
+  initialized?: boolean;
+  headers?: Record<string, string | undefined>;
+}
+
+export interface LegacySession {
+  sessionId: string;
+  result: Json;
+  reply: LegacyReply;
+  /** Status of the notifications/initialized POST (undefined when not sent). */
+  initializedStatus: number | undefined;
+}
+
+/** The 2025 handshake, as a 2025 SDK client sends it (id 0, no version header, no _meta). */
+export async function legacyInitialize(url: string, options: InitializeOptions = {}): Promise<LegacySession> {
+  const reply = await legacyPost(
+    url,
+    {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: options.protocolVersion ?? LEGACY_VERSION,
+        capabilities: options.capabilities ?? { elicitation: {} },
+        clientInfo: options.clientInfo ?? { name: 'legacy-test-client', version: '1.0.0' },
+      },
+    },
+    options.headers,
+  );
+  const sessionId = reply.headers.get('mcp-session-id');
+  if (reply.status !== 200 || !reply.response || !('result' in reply.response) || !sessionId) {
+    throw new Error(`initialize failed: HTTP ${reply.status}, session ${String(sessionId)}, ${JSON.stringify(reply.response ?? reply.text)}`);
+  }
+  const result = reply.response.result as Json;
+  let initializedStatus: number | undefined;
+  if (options.initialized !== false) {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...sessionHeaders(sessionId, String(result.protocolVersion)) },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    await res.arrayBuffer();
+    initializedStatus = res.status;
+  }
+  return { sessionId, result, reply, initializedStatus };
+}

@@ -1,0 +1,161 @@
+/**
+ * Validates 2025-11-25-era messages (initialize handshake, sessions,
+ * server-initiated requests) against the official 2025-11-25 JSON schema
+ * (../shared/spec/schema-2025-11-25.json), plus the rules of that revision the
+ * schema cannot express: no MRTR (`resultType: "input_required"`) and exactly
+ * `{}` for the empty results (`ping`, `logging/setLevel`, `resources/(un)subscribe`).
+ */
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+
+type AjvInstance = import('ajv').default;
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (o: object) => AjvInstance;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: AjvInstance) => void;
+
+const SCHEMA_PATH = fileURLToPath(new URL('../../../shared/spec/schema-2025-11-25.json', import.meta.url));
+const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as { $defs: Record<string, { properties?: Record<string, { const?: string }> }> };
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+ajv.addSchema({ ...schema, $id: 'mcp2025' });
+
+const cache = new Map<string, ValidateFunction>();
+function validator(def: string): ValidateFunction {
+  let fn = cache.get(def);
+  if (!fn) {
+    if (!schema.$defs[def]) throw new Error(`No $defs.${def} in the 2025-11-25 schema`);
+    fn = ajv.getSchema(`mcp2025#/$defs/${def}`)!;
+    cache.set(def, fn);
+  }
+  return fn;
+}
+
+/** Definition names keyed by the `method` const they carry. */
+const byMethod = new Map<string, string>();
+for (const [name, def] of Object.entries(schema.$defs)) {
+  const method = def.properties?.method?.const;
+  if (typeof method === 'string' && (name.endsWith('Request') || name.endsWith('Notification'))) byMethod.set(method, name);
+}
+
+/** Requests a 2025-11-25 server may send to its client. */
+const SERVER_REQUESTS = new Set(['ping', 'sampling/createMessage', 'roots/list', 'elicitation/create']);
+
+/** Result definition of each request a client sends, by method. */
+const SERVER_RESULT_FOR: Record<string, string> = {
+  initialize: 'InitializeResult',
+  ping: 'EmptyResult',
+  'logging/setLevel': 'EmptyResult',
+  'resources/subscribe': 'EmptyResult',
+  'resources/unsubscribe': 'EmptyResult',
+  'tools/list': 'ListToolsResult',
+  'tools/call': 'CallToolResult',
+  'prompts/list': 'ListPromptsResult',
+  'prompts/get': 'GetPromptResult',
+  'resources/list': 'ListResourcesResult',
+  'resources/templates/list': 'ListResourceTemplatesResult',
+  'resources/read': 'ReadResourceResult',
+  'completion/complete': 'CompleteResult',
+};
+
+/** Result definition of each request a server sends, by method. */
+const CLIENT_RESULT_FOR: Record<string, string> = {
+  ping: 'EmptyResult',
+  'sampling/createMessage': 'CreateMessageResult',
+  'roots/list': 'ListRootsResult',
+  'elicitation/create': 'ElicitResult',
+};
+
+/** Methods whose 2025-11-25 result is EmptyResult: answered with exactly `{}`. */
+export const EMPTY_RESULT_METHODS = new Set(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
+
+export class WireSchema2025Error extends Error {}
+
+function check(def: string, value: unknown, what: string): void {
+  const fn = validator(def);
+  if (!fn(value)) {
+    throw new WireSchema2025Error(`${what} does not validate as 2025-11-25 ${def}: ${ajv.errorsText(fn.errors)}\n${JSON.stringify(value)}`);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkEnvelope(message: Record<string, unknown>): void {
+  // The 2025 SDKs parse envelopes strictly: exactly these keys, ids strings or integers.
+  const keys = Object.keys(message).sort().join(',');
+  const allowed = ['id,jsonrpc,result', 'error,id,jsonrpc', 'error,jsonrpc', 'jsonrpc,method', 'jsonrpc,method,params', 'id,jsonrpc,method', 'id,jsonrpc,method,params'];
+  if (!allowed.includes(keys)) throw new WireSchema2025Error(`Not a 2025-11-25 JSON-RPC envelope (keys ${keys}): ${JSON.stringify(message)}`);
+}
+
+/**
+ * Asserts that a message a server sent on a 2025-era connection is valid
+ * 2025-11-25 wire. `method` is the method of the request a response answers.
+ */
+export function assertServerMessage2025(message: unknown, method?: string): void {
+  if (!isObject(message)) throw new WireSchema2025Error(`Not a JSON object: ${JSON.stringify(message)}`);
+  checkEnvelope(message);
+  if ('method' in message) {
+    const name = String(message.method);
+    if ('id' in message) {
+      if (!SERVER_REQUESTS.has(name)) throw new WireSchema2025Error(`A 2025-11-25 server may not send a ${name} request`);
+      check(byMethod.get(name)!, message, `server request ${name}`);
+      return;
+    }
+    const def = byMethod.get(name);
+    check(def && def.endsWith('Notification') ? def : 'JSONRPCNotification', message, `notification ${name}`);
+    return;
+  }
+  if ('error' in message) {
+    check('JSONRPCErrorResponse', message, 'error response');
+    return;
+  }
+  check('JSONRPCResultResponse', message, 'result response');
+  const result = message.result as Record<string, unknown>;
+  if (result.resultType === 'input_required') {
+    throw new WireSchema2025Error(`A 2025-11-25 response carries an InputRequiredResult (MRTR does not exist there): ${JSON.stringify(message)}`);
+  }
+  const def = method ? SERVER_RESULT_FOR[method] : undefined;
+  if (def) check(def, result, `${method} result`);
+  if (method && EMPTY_RESULT_METHODS.has(method) && Object.keys(result).length > 0) {
+    throw new WireSchema2025Error(`${method} must answer exactly {} at 2025-11-25, got ${JSON.stringify(result)}`);
+  }
+}
+
+/**
+ * Asserts that a message a client sent on a 2025-era connection is valid
+ * 2025-11-25 wire. `method` is the method of the server request a response answers.
+ */
+export function assertClientMessage2025(message: unknown, method?: string): void {
+  if (!isObject(message)) throw new WireSchema2025Error(`Not a JSON object: ${JSON.stringify(message)}`);
+  checkEnvelope(message);
+  if ('method' in message) {
+    const name = String(message.method);
+    const def = byMethod.get(name);
+    if ('id' in message) check(def && def.endsWith('Request') ? def : 'JSONRPCRequest', message, `client request ${name}`);
+    else check(def && def.endsWith('Notification') ? def : 'JSONRPCNotification', message, `client notification ${name}`);
+    return;
+  }
+  if ('error' in message) {
+    check('JSONRPCErrorResponse', message, 'client error response');
+    return;
+  }
+  check('JSONRPCResultResponse', message, 'client result response');
+  const def = method ? CLIENT_RESULT_FOR[method] : undefined;
+  if (def) check(def, message.result, `${method} result`);
+}
+
+/** Validates any value against a 2025-11-25 definition by name. */
+export function assertValid2025(def: string, value: unknown): void {
+  check(def, value, def);
+}
+
+/** The fields of a result that only 2026-07-28 has (resultType, ttlMs, cacheScope, serverInfo in _meta); [] for a 2025-11-25 shape. */
+export function modernFieldsOf(result: Record<string, unknown>): string[] {
+  const found = ['resultType', 'ttlMs', 'cacheScope'].filter((k) => k in result);
+  if (isObject(result._meta) && 'io.modelcontextprotocol/serverInfo' in result._meta) found.push('_meta.serverInfo');
+  return found;
+}
