@@ -235,9 +235,28 @@ export interface ElicitResult {
   _meta?: Record<string, unknown>;
 }
 
+export interface ToolUseContent {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+export interface ToolResultContent {
+  type: 'tool_result';
+  toolUseId: string;
+  content: ContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
+
 export interface SamplingMessage {
   role: 'user' | 'assistant';
-  content: unknown;
+  content: SamplingContent | SamplingContent[];
   _meta?: Record<string, unknown>;
 }
 
@@ -257,7 +276,7 @@ export interface CreateMessageRequestParams {
 
 export interface CreateMessageResult {
   role: 'user' | 'assistant';
-  content: unknown;
+  content: SamplingContent | SamplingContent[];
   model: string;
   stopReason?: string;
   _meta?: Record<string, unknown>;

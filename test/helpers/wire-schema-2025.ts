@@ -6,39 +6,10 @@
  * `{}` for the empty results (`ping`, `logging/setLevel`, `resources/(un)subscribe`).
  */
 
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import Ajv2020Module from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import type { ValidateFunction } from 'ajv';
+import { loadSpecSchema } from './spec-schema.js';
 
-type AjvInstance = import('ajv').default;
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (o: object) => AjvInstance;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: AjvInstance) => void;
-
-const SCHEMA_PATH = fileURLToPath(new URL('../../../shared/spec/schema-2025-11-25.json', import.meta.url));
-const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as { $defs: Record<string, { properties?: Record<string, { const?: string }> }> };
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema({ ...schema, $id: 'mcp2025' });
-
-const cache = new Map<string, ValidateFunction>();
-function validator(def: string): ValidateFunction {
-  let fn = cache.get(def);
-  if (!fn) {
-    if (!schema.$defs[def]) throw new Error(`No $defs.${def} in the 2025-11-25 schema`);
-    fn = ajv.getSchema(`mcp2025#/$defs/${def}`)!;
-    cache.set(def, fn);
-  }
-  return fn;
-}
-
-/** Definition names keyed by the `method` const they carry. */
-const byMethod = new Map<string, string>();
-for (const [name, def] of Object.entries(schema.$defs)) {
-  const method = def.properties?.method?.const;
-  if (typeof method === 'string' && (name.endsWith('Request') || name.endsWith('Notification'))) byMethod.set(method, name);
-}
+const spec = loadSpecSchema('schema-2025-11-25.json');
+const byMethod = spec.byMethod;
 
 /** Requests a 2025-11-25 server may send to its client. */
 const SERVER_REQUESTS = new Set(['ping', 'sampling/createMessage', 'roots/list', 'elicitation/create']);
@@ -74,9 +45,9 @@ export const EMPTY_RESULT_METHODS = new Set(['ping', 'logging/setLevel', 'resour
 export class WireSchema2025Error extends Error {}
 
 function check(def: string, value: unknown, what: string): void {
-  const fn = validator(def);
-  if (!fn(value)) {
-    throw new WireSchema2025Error(`${what} does not validate as 2025-11-25 ${def}: ${ajv.errorsText(fn.errors)}\n${JSON.stringify(value)}`);
+  const problems = spec.errors(def, value);
+  if (problems !== undefined) {
+    throw new WireSchema2025Error(`${what} does not validate as 2025-11-25 ${def}: ${problems}\n${JSON.stringify(value)}`);
   }
 }
 

@@ -3,39 +3,10 @@
  * schema (../shared/spec), plus the MRTR invariants the schema cannot express.
  */
 
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import Ajv2020Module from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import type { ValidateFunction } from 'ajv';
+import { loadSpecSchema } from './spec-schema.js';
 
-type AjvInstance = import('ajv').default;
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as new (o: object) => AjvInstance;
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: AjvInstance) => void;
-
-const SCHEMA_PATH = fileURLToPath(new URL('../../../shared/spec/schema-2026-07-28.json', import.meta.url));
-const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as { $defs: Record<string, { properties?: Record<string, { const?: string }> }> };
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
-ajv.addSchema({ ...schema, $id: 'mcp' });
-
-const cache = new Map<string, ValidateFunction>();
-function validator(def: string): ValidateFunction {
-  let fn = cache.get(def);
-  if (!fn) {
-    if (!schema.$defs[def]) throw new Error(`No $defs.${def} in the schema`);
-    fn = ajv.getSchema(`mcp#/$defs/${def}`)!;
-    cache.set(def, fn);
-  }
-  return fn;
-}
-
-/** Definition names keyed by the `method` const they carry. */
-const byMethod = new Map<string, string>();
-for (const [name, def] of Object.entries(schema.$defs)) {
-  const method = def.properties?.method?.const;
-  if (typeof method === 'string' && (name.endsWith('Request') || name.endsWith('Notification'))) byMethod.set(method, name);
-}
+const spec = loadSpecSchema('schema-2026-07-28.json');
+const byMethod = spec.byMethod;
 
 const RESULT_FOR: Record<string, string> = {
   'server/discover': 'DiscoverResult',
@@ -59,9 +30,9 @@ const ERROR_FOR: Record<number, string> = {
 export class WireSchemaError extends Error {}
 
 function check(def: string, value: unknown, what: string): void {
-  const fn = validator(def);
-  if (!fn(value)) {
-    throw new WireSchemaError(`${what} does not validate as ${def}: ${ajv.errorsText(fn.errors)}\n${JSON.stringify(value)}`);
+  const problems = spec.errors(def, value);
+  if (problems !== undefined) {
+    throw new WireSchemaError(`${what} does not validate as ${def}: ${problems}\n${JSON.stringify(value)}`);
   }
 }
 

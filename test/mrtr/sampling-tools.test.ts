@@ -6,14 +6,14 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { ask, McpServer, type CreateMessageRequestParams } from '../../src/index.js';
+import { ask, McpServer, type CreateMessageRequestParams, type SamplingContent } from '../../src/index.js';
 import { meta } from '../helpers/http.js';
 import { call } from '../helpers/in-process.js';
 import { errorOf, quietLogger, resultOf } from '../helpers/results.js';
 
 const weatherTool = { name: 'get_weather', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } };
 
-function conversation(answer: unknown[]): CreateMessageRequestParams['messages'] {
+function conversation(answer: SamplingContent[]): CreateMessageRequestParams['messages'] {
   return [
     { role: 'user', content: { type: 'text', text: 'Weather in Paris?' } },
     { role: 'assistant', content: [{ type: 'tool_use', id: 'call-1', name: 'get_weather', input: { city: 'Paris' } }] },
