@@ -205,7 +205,9 @@ export class McpServer extends StatelessServer {
 
   /* ---------------- messages that are not requests ---------------- */
 
+  /** The session a message belongs to; undefined when none; null when it names one this instance does not have. */
   private sessionOf(context: PeerMessageContext): LegacySession | undefined | null {
+    if (!this.legacyEnabled) return undefined;
     const id = context.header?.('mcp-session-id');
     const version = context.header?.('mcp-protocol-version')?.trim();
     // A stray session id on 2026-07-28 traffic is ignored (§12.6).
