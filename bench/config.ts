@@ -1,0 +1,48 @@
+/**
+ * How long and how often each cell runs. The full run fits in 10 minutes on
+ * a 2-core machine by keeping HTTP and stdio cells at 3 s (5 rounds); the
+ * quick run is a one-round smoke test of every workload in about a minute.
+ */
+
+export interface BenchConfig {
+  mode: 'full' | 'quick';
+  /** Interleaved rounds (A, B, C, A, B, C …); the report shows the median of these. */
+  rounds: number;
+  /** Seconds per HTTP cell. */
+  httpSeconds: number;
+  /** Seconds per stdio cell. */
+  stdioSeconds: number;
+  /** Seconds per seal + open cell (after its own 0.3 s warm-up). */
+  sealSeconds: number;
+  /** Seconds of unrecorded load per system and workload before round 1. */
+  warmupSeconds: number;
+  /** First rounds sent and never retried, for the retained-heap measurement. */
+  abandonedFlows: number;
+  /** …but for no longer than this: the official SDK takes far longer than Tessera to answer them. */
+  abandonMaxSeconds: number;
+}
+
+export const FULL: BenchConfig = {
+  mode: 'full',
+  rounds: 5,
+  httpSeconds: 3,
+  stdioSeconds: 3,
+  sealSeconds: 1,
+  warmupSeconds: 2,
+  abandonedFlows: 10_000,
+  abandonMaxSeconds: 15,
+};
+
+export const QUICK: BenchConfig = {
+  mode: 'quick',
+  rounds: 1,
+  httpSeconds: 1,
+  stdioSeconds: 1,
+  sealSeconds: 0.5,
+  warmupSeconds: 0.5,
+  abandonedFlows: 1_000,
+  abandonMaxSeconds: 2,
+};
+
+/** The official SDK's createMcpHandler responseMode; see the README's Performance section for why json. */
+export const OFFICIAL_RESPONSE_MODE = 'json';

@@ -1,0 +1,49 @@
+/**
+ * `npm run bench:profile [-- --seconds N] [-- --workload http-echo-c16]`
+ *
+ * CPU profile of the Tessera server under one HTTP workload (default: echo
+ * at concurrency 16): the server runs under `node --cpu-prof`, gets a
+ * warm-up and then N seconds of load, exits on SIGTERM (which writes the
+ * profile), and the self-time summary goes to stdout and next to the profile
+ * in bench/results/profile/.
+ */
+
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runHttpCell } from './harness/http-cell.js';
+import { describeRate, log } from './harness/log.js';
+import { startServer, stopAll, stopAllOnExit, stopPid } from './harness/processes.js';
+import { renderProfileSummary, summarizeCpuProfile } from './report/cpu-profile-summary.js';
+import { HTTP_SYSTEMS } from './systems.js';
+import { HTTP_WORKLOADS } from './workloads/http-workloads.js';
+
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '15' }, warmup: { type: 'string', default: '3' }, workload: { type: 'string', default: 'http-echo-c16' } },
+});
+const workload = HTTP_WORKLOADS.find((w) => w.id === values.workload);
+if (!workload) throw new Error(`--workload is one of ${HTTP_WORKLOADS.map((w) => w.id).join(', ')}`);
+
+const PROFILE_DIR = fileURLToPath(new URL('../../bench/results/profile/', import.meta.url));
+rmSync(PROFILE_DIR, { recursive: true, force: true });
+mkdirSync(PROFILE_DIR, { recursive: true });
+
+stopAllOnExit();
+const system = HTTP_SYSTEMS.tessera;
+const server = await startServer({ name: system.label, script: system.script, args: system.args, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] });
+try {
+  log(`profiling ${system.label} (pid ${server.pid}) under ${workload.id}: ${values.warmup} s warm-up, ${values.seconds} s load`);
+  await runHttpCell({ url: server.url, flow: workload.flow, connections: workload.connections, seconds: Number(values.warmup) });
+  const result = await runHttpCell({ url: server.url, flow: workload.flow, connections: workload.connections, seconds: Number(values.seconds) });
+  log(`${workload.id}: ${describeRate(result.unitsPerSecond, workload.flow.unit === 'exchange' ? 'exchanges/s' : 'req/s', result.p50, result.p99, result.errors)}`);
+} finally {
+  await stopPid(server.pid, 10_000); // SIGTERM: the server exits cleanly and V8 writes the profile
+  await stopAll();
+}
+
+const profiles = readdirSync(PROFILE_DIR).filter((name) => name.endsWith('.cpuprofile'));
+const newest = profiles.map((name) => `${PROFILE_DIR}${name}`).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+if (!newest) throw new Error(`no .cpuprofile was written to ${PROFILE_DIR}`);
+const report = renderProfileSummary(summarizeCpuProfile(newest), `Tessera server, ${workload.label} (${newest})`);
+writeFileSync(`${PROFILE_DIR}summary.md`, `${report}\n`);
+process.stdout.write(`${report}\n`);

@@ -1,0 +1,92 @@
+/** What a run records, and the medians the report is made of. */
+
+import type { BenchConfig } from '../config.js';
+import { median } from '../harness/stats.js';
+import type { SystemId } from '../systems.js';
+import type { MachineInfo } from './machine.js';
+
+/** One system in one cell of one round. */
+export interface CellRecord {
+  workload: string;
+  system: SystemId;
+  round: number;
+  /** Requests/s for single-request workloads, exchanges/s for MRTR flows, operations/s for sealing. */
+  rate: number;
+  /** Per-request latency, ms (absent for sealing). */
+  p50?: number;
+  p99?: number;
+  /** Per-exchange latency for MRTR flows, ms. */
+  exchangeP50?: number;
+  exchangeP99?: number;
+  requests: number;
+  errors: number;
+  errorSamples: string[];
+  /** Server RSS sampled halfway through the cell. */
+  rssBytes?: number;
+  /** Size of one sealed state (sealing cells). */
+  tokenBytes?: number;
+  /** The machine's 1-minute load average when the cell ended: other work on the machine shows here. */
+  load1: number;
+}
+
+/** What a phase measures; the run adds the load average. */
+export type CellMeasurement = Omit<CellRecord, 'load1'>;
+
+export interface MemoryRecord {
+  system: SystemId;
+  abandonedFlows: number;
+  errors: number;
+  /** V8 heap used after full GCs, before and after the abandoned first rounds. */
+  heapBefore: number;
+  heapAfter: number;
+  retainedBytesPerFlow: number;
+  rssAfter: number;
+}
+
+export interface RunResults {
+  date: string;
+  wallSeconds: number;
+  machine: MachineInfo;
+  config: BenchConfig;
+  officialResponseMode: string;
+  /** 1-minute load average at the start and end: anything else running on the machine shows here. */
+  loadAverage: { start: number; end: number };
+  cells: CellRecord[];
+  memory: MemoryRecord[];
+}
+
+export interface Summary {
+  rate: number;
+  p50: number;
+  p99: number;
+  exchangeP50: number;
+  exchangeP99: number;
+  rssBytes: number;
+  tokenBytes: number;
+  errors: number;
+  rounds: number;
+}
+
+const medianOf = (cells: CellRecord[], pick: (cell: CellRecord) => number | undefined): number =>
+  median(cells.map(pick).filter((v): v is number => v !== undefined && !Number.isNaN(v)));
+
+/** Medians across rounds of one system in one workload; undefined when it did not run there. */
+export function summarize(results: RunResults, workload: string, system: SystemId): Summary | undefined {
+  const cells = results.cells.filter((cell) => cell.workload === workload && cell.system === system);
+  if (cells.length === 0) return undefined;
+  return {
+    rate: medianOf(cells, (c) => c.rate),
+    p50: medianOf(cells, (c) => c.p50),
+    p99: medianOf(cells, (c) => c.p99),
+    exchangeP50: medianOf(cells, (c) => c.exchangeP50),
+    exchangeP99: medianOf(cells, (c) => c.exchangeP99),
+    rssBytes: medianOf(cells, (c) => c.rssBytes),
+    tokenBytes: medianOf(cells, (c) => c.tokenBytes),
+    errors: cells.reduce((sum, c) => sum + c.errors, 0),
+    rounds: cells.length,
+  };
+}
+
+export function totalErrors(results: RunResults): number {
+  return results.cells.reduce((sum, c) => sum + c.errors, 0) + results.memory.reduce((sum, m) => sum + m.errors, 0);
+}

@@ -1,0 +1,149 @@
+/**
+ * The report as Markdown (stdout, and pasted into the README): one row per
+ * measured quantity, medians across rounds, then the ratios and the targets.
+ */
+
+import { SYSTEM_ORDER, type SystemId } from '../systems.js';
+import { summarize, totalErrors, type RunResults, type Summary } from './results.js';
+import { checkTargets } from './targets.js';
+
+type RowKind = 'rate' | 'latency' | 'exchangeLatency' | 'rss' | 'token';
+
+interface RowSpec {
+  label: string;
+  workload: string;
+  kind: RowKind;
+}
+
+const ROWS: readonly RowSpec[] = [
+  { label: 'HTTP echo c1, req/s', workload: 'http-echo-c1', kind: 'rate' },
+  { label: 'HTTP echo c1, p50 / p99 ms', workload: 'http-echo-c1', kind: 'latency' },
+  { label: 'HTTP echo c16, req/s', workload: 'http-echo-c16', kind: 'rate' },
+  { label: 'HTTP echo c16, p50 / p99 ms', workload: 'http-echo-c16', kind: 'latency' },
+  { label: 'HTTP echo c64, req/s', workload: 'http-echo-c64', kind: 'rate' },
+  { label: 'HTTP echo c64, p50 / p99 ms', workload: 'http-echo-c64', kind: 'latency' },
+  { label: 'HTTP echo c64, server RSS MiB', workload: 'http-echo-c64', kind: 'rss' },
+  { label: 'HTTP tools/list (50 tools) c16, req/s', workload: 'http-list-c16', kind: 'rate' },
+  { label: 'HTTP tools/list c16, p50 / p99 ms', workload: 'http-list-c16', kind: 'latency' },
+  { label: 'MRTR 1 question c16, exchanges/s', workload: 'mrtr-confirm-c16', kind: 'rate' },
+  { label: 'MRTR 1 question c16, exchange p50 / p99 ms', workload: 'mrtr-confirm-c16', kind: 'exchangeLatency' },
+  { label: 'MRTR 1 question c16, server RSS MiB', workload: 'mrtr-confirm-c16', kind: 'rss' },
+  { label: 'MRTR 3 rounds + once c16, exchanges/s', workload: 'mrtr-wizard-c16', kind: 'rate' },
+  { label: 'MRTR 3 rounds + once c16, exchange p50 / p99 ms', workload: 'mrtr-wizard-c16', kind: 'exchangeLatency' },
+  { label: 'stdio echo sequential, calls/s', workload: 'stdio-echo-seq', kind: 'rate' },
+  { label: 'stdio echo sequential, p50 / p99 ms', workload: 'stdio-echo-seq', kind: 'latency' },
+  { label: 'stdio echo 16 in flight, calls/s', workload: 'stdio-echo-c16', kind: 'rate' },
+  { label: 'stdio echo 16 in flight, p50 / p99 ms', workload: 'stdio-echo-c16', kind: 'latency' },
+  { label: 'requestState seal + open, ~200 B ledger, ops/s', workload: 'seal-200', kind: 'rate' },
+  { label: 'requestState ~200 B ledger, token bytes', workload: 'seal-200', kind: 'token' },
+  { label: 'requestState seal + open, 16 KiB ledger, ops/s', workload: 'seal-16384', kind: 'rate' },
+  { label: 'requestState 16 KiB ledger, token bytes', workload: 'seal-16384', kind: 'token' },
+];
+
+const LABELS: Record<SystemId, string> = {
+  tessera: 'Tessera',
+  official: 'Official SDK',
+  officialCodec: 'Official + codec',
+  officialEchoOnly: 'Official, echo only',
+  bare: 'Bare node:http',
+};
+
+const int = (v: number): string => (Number.isNaN(v) ? '–' : Math.round(v).toLocaleString('en-US'));
+const ms = (v: number): string => (Number.isNaN(v) ? '–' : v < 10 ? v.toFixed(2) : v.toFixed(1));
+const mib = (v: number): string => (Number.isNaN(v) ? '–' : (v / 2 ** 20).toFixed(0));
+
+function cell(summary: Summary | undefined, kind: RowKind): string {
+  if (!summary) return '–';
+  switch (kind) {
+    case 'rate':
+      return int(summary.rate);
+    case 'latency':
+      return `${ms(summary.p50)} / ${ms(summary.p99)}`;
+    case 'exchangeLatency':
+      return `${ms(summary.exchangeP50)} / ${ms(summary.exchangeP99)}`;
+    case 'rss':
+      return mib(summary.rssBytes);
+    case 'token':
+      return int(summary.tokenBytes);
+  }
+}
+
+/** Tessera over another system: × for rates (higher is better), × of p99 for latency (lower is better). */
+function ratio(tessera: Summary | undefined, other: Summary | undefined, kind: RowKind, asPercent: boolean): string {
+  if (!tessera || !other) return '';
+  const [t, o] =
+    kind === 'rate'
+      ? [tessera.rate, other.rate]
+      : kind === 'latency'
+        ? [tessera.p99, other.p99]
+        : kind === 'exchangeLatency'
+          ? [tessera.exchangeP99, other.exchangeP99]
+          : kind === 'rss'
+            ? [tessera.rssBytes, other.rssBytes]
+            : [tessera.tokenBytes, other.tokenBytes];
+  const value = t / o;
+  if (!Number.isFinite(value)) return '';
+  if (asPercent) return `${(value * 100).toFixed(0)}%`;
+  return kind === 'latency' || kind === 'exchangeLatency' ? `p99 ${value.toFixed(2)}×` : `${value.toFixed(2)}×`;
+}
+
+function errors(results: RunResults, workload: string): string {
+  return SYSTEM_ORDER.map((system) => {
+    const summary = summarize(results, workload, system);
+    return summary ? String(summary.errors) : '–';
+  }).join('/');
+}
+
+function markdownTable(header: string[], rows: string[][]): string {
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+}
+
+export function renderReport(results: RunResults): string {
+  const header = ['Workload (median of rounds)', ...SYSTEM_ORDER.map((s) => LABELS[s]), 'T / official', 'T / official+codec', 'T / bare', 'errors T/O/OC/OE/B'];
+  const rows = ROWS.filter((row) => results.cells.some((c) => c.workload === row.workload)).map((row) => {
+    const byLatency = row.kind === 'latency' || row.kind === 'exchangeLatency';
+    const s = Object.fromEntries(SYSTEM_ORDER.map((system) => [system, summarize(results, row.workload, system)])) as Record<SystemId, Summary | undefined>;
+    return [
+      row.label,
+      ...SYSTEM_ORDER.map((system) => cell(s[system], row.kind)),
+      ratio(s.tessera, s.official, row.kind, false),
+      ratio(s.tessera, s.officialCodec, row.kind, false),
+      ratio(s.tessera, s.bare, row.kind, !byLatency && row.kind === 'rate'),
+      row.kind === 'rate' ? errors(results, row.workload) : '',
+    ];
+  });
+  if (results.memory.length > 0) {
+    const bySystem = new Map(results.memory.map((m) => [m.system, m]));
+    const flows = results.config.abandonedFlows.toLocaleString('en-US');
+    rows.push([
+      `Heap retained per abandoned first round (up to ${flows} sent), bytes`,
+      ...SYSTEM_ORDER.map((system) => {
+        const m = bySystem.get(system);
+        return m ? m.retainedBytesPerFlow.toFixed(1) : '–';
+      }),
+      '',
+      '',
+      '',
+      SYSTEM_ORDER.map((system) => String(bySystem.get(system)?.errors ?? '–')).join('/'),
+    ]);
+  }
+
+  const { machine, config } = results;
+  const lines = [
+    `Date: ${results.date} · ${machine.cpuModel}, ${machine.logicalCores} cores, ${machine.memoryGiB} GiB · Node ${machine.node} · ${machine.platform}`,
+    `Mode: ${config.mode} · ${config.rounds} interleaved round(s) · HTTP cells ${config.httpSeconds} s, stdio cells ${config.stdioSeconds} s, ` +
+      `seal cells ${config.sealSeconds} s · official SDK responseMode "${results.officialResponseMode}" · wall time ${results.wallSeconds.toFixed(0)} s · ` +
+      `1-min load average ${results.loadAverage.start.toFixed(2)} at start, ${results.loadAverage.end.toFixed(2)} at end`,
+    '',
+    markdownTable(header, rows),
+    '',
+    `Errors in all measured cells: ${totalErrors(results)}.`,
+    '',
+    markdownTable(
+      ['Target (issue 7)', 'Measured', 'Met'],
+      checkTargets(results).map((t) => [t.target, t.measured, t.met === undefined ? '–' : t.met ? 'yes' : 'no']),
+    ),
+  ];
+  return lines.join('\n');
+}

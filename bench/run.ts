@@ -1,0 +1,94 @@
+/**
+ * `npm run bench [-- --quick] [-- --only http,stdio,seal,memory]`
+ *
+ * Starts the Tessera, official SDK (plain state, codec state, echo only) and
+ * bare servers as separate processes on 127.0.0.1, drives them from this one
+ * process (the load generator), prints the report on stdout and writes
+ * bench/results/latest.json and latest.md. Every child is stopped by PID at
+ * the end, on an error and on Ctrl-C. Exits 1 when any response was wrong.
+ */
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { FULL, OFFICIAL_RESPONSE_MODE, QUICK } from './config.js';
+import { log } from './harness/log.js';
+import { startServer, stopAll, stopAllOnExit, stopPid, wasInterrupted, type ServerProcess } from './harness/processes.js';
+import { runHttpPhase } from './phases/http.js';
+import { runMemoryPhase } from './phases/memory.js';
+import { runSealPhase } from './phases/seal.js';
+import { runStdioPhase } from './phases/stdio.js';
+import { machineInfo } from './report/machine.js';
+import { totalErrors, type CellMeasurement, type RunResults } from './report/results.js';
+import { renderReport } from './report/table.js';
+import { HTTP_SYSTEMS, SYSTEM_ORDER, type SystemId } from './systems.js';
+
+const PHASES = ['http', 'stdio', 'seal', 'memory'] as const;
+type Phase = (typeof PHASES)[number];
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
+const config = values.quick ? QUICK : FULL;
+const phases = new Set<Phase>(values.only ? (values.only.split(',') as Phase[]) : PHASES);
+for (const phase of phases) if (!PHASES.includes(phase)) throw new Error(`--only takes ${PHASES.join(', ')}`);
+
+// From dist/bench/run.js to the repository's bench/results/.
+const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
+
+stopAllOnExit();
+const started = performance.now();
+const results: RunResults = {
+  date: new Date().toISOString(),
+  wallSeconds: 0,
+  machine: machineInfo(),
+  config,
+  officialResponseMode: OFFICIAL_RESPONSE_MODE,
+  loadAverage: { start: loadavg()[0]!, end: Number.NaN },
+  cells: [],
+  memory: [],
+};
+log(`${config.mode} run: ${[...phases].join(', ')} · Node ${process.version} · ${results.machine.cpuModel} × ${results.machine.logicalCores} · load average ${results.loadAverage.start.toFixed(2)}`);
+
+const servers = {} as Record<SystemId, ServerProcess>;
+try {
+  if (phases.has('http') || phases.has('memory')) {
+    await Promise.all(
+      SYSTEM_ORDER.map(async (id) => {
+        const system = HTTP_SYSTEMS[id];
+        // --expose-gc only lets the diagnostics endpoint force a collection; nothing calls gc() during load.
+        servers[id] = await startServer({ name: system.label, script: system.script, args: system.args, nodeFlags: ['--expose-gc'] });
+        log(`${system.label}: ${servers[id].url} (pid ${servers[id].pid})`);
+      }),
+    );
+  }
+  const record = (cell: CellMeasurement): void => {
+    results.cells.push({ ...cell, load1: loadavg()[0]! });
+  };
+  if (phases.has('http')) await runHttpPhase(config, servers, record);
+  if (phases.has('stdio')) await runStdioPhase(config, record);
+  if (phases.has('seal')) await runSealPhase(config, record);
+  if (phases.has('memory')) await runMemoryPhase(config, servers, (m) => results.memory.push(m));
+} finally {
+  for (const server of Object.values(servers)) await stopPid(server.pid);
+  await stopAll();
+}
+
+if (wasInterrupted()) {
+  log('interrupted: no results written');
+  await new Promise(() => {}); // the signal handler exits once every child is stopped
+}
+
+results.wallSeconds = (performance.now() - started) / 1000;
+results.loadAverage.end = loadavg()[0]!;
+const report = renderReport(results);
+mkdirSync(RESULTS_DIR, { recursive: true });
+writeFileSync(`${RESULTS_DIR}latest.json`, `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(`${RESULTS_DIR}latest.md`, `${report}\n`);
+process.stdout.write(`${report}\n`);
+log(`wrote ${RESULTS_DIR}latest.json and latest.md in ${results.wallSeconds.toFixed(0)} s`);
+
+const errors = totalErrors(results);
+if (errors > 0) {
+  log(`${errors} wrong responses: the numbers above are not to be trusted`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,146 @@
+/**
+ * The ceiling: a bare node:http server that reads the request body and
+ * answers with a body prepared at startup. No JSON parsing, no validation, no
+ * MCP: it picks the body by the `Mcp-Method` / `Mcp-Name` headers and, for the
+ * MRTR flows, by which fixed `requestState` the body carries (a substring
+ * test). Only the JSON-RPC id is copied from the request, so every response
+ * still answers its own request and the load generator checks it like any other.
+ *
+ *   node dist/bench/servers/bare.js    (prints "listening <url>" on stderr)
+ */
+
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  CONFIRM_ITEM,
+  CONFIRM_KEY,
+  CONFIRM_TOOL,
+  confirmedText,
+  confirmMessage,
+  ECHO_TEXT,
+  ECHO_TOOL,
+  FILLER_TOOLS,
+  WIZARD_COLOR_ANSWER,
+  WIZARD_COLOR_KEY,
+  WIZARD_COLOR_MESSAGE,
+  WIZARD_NAME_ANSWER,
+  WIZARD_NAME_KEY,
+  WIZARD_NAME_MESSAGE,
+  WIZARD_ORDER,
+  WIZARD_TOOL,
+  wizardText,
+} from '../tools/catalog.js';
+import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
+
+const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'bare-bench', version: '0' } };
+const CONFIRM_STATE = 'bare-confirm-1';
+const WIZARD_STATE_1 = 'bare-wizard-1';
+const WIZARD_STATE_2 = 'bare-wizard-2';
+
+const textResult = (text: string): object => ({ content: [{ type: 'text', text }], resultType: 'complete', _meta: SERVER_INFO });
+
+const formRequest = (message: string, property: string, type: string): object => ({
+  method: 'elicitation/create',
+  params: { mode: 'form', message, requestedSchema: { type: 'object', properties: { [property]: { type } }, required: [property] } },
+});
+
+const inputRequired = (key: string, request: object, requestState: string): object => ({
+  resultType: 'input_required',
+  inputRequests: { [key]: request },
+  requestState,
+  _meta: SERVER_INFO,
+});
+
+// The same descriptor the SDKs derive from the zod schema, so the list body is as large as theirs (≈19 KB).
+const toolDescriptor = (name: string, description: string): object => ({
+  name,
+  description,
+  inputSchema: {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    type: 'object',
+    properties: {
+      query: { type: 'string', description: 'What to look for' },
+      limit: { description: 'Most records to return', type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+    },
+    required: ['query'],
+  },
+});
+
+const TOOLS_LIST = {
+  tools: [
+    toolDescriptor(ECHO_TOOL, 'Returns its text'),
+    toolDescriptor(CONFIRM_TOOL, 'Asks for approval once, then answers'),
+    toolDescriptor(WIZARD_TOOL, 'Asks a name, reserves once, asks a colour'),
+    ...FILLER_TOOLS.map((tool) => toolDescriptor(tool.name, tool.description)),
+  ],
+  resultType: 'complete',
+  ttlMs: 60_000,
+  cacheScope: 'public',
+  _meta: SERVER_INFO,
+};
+
+/** Everything after `"id":<id>`, ready to be glued to the id of the request. */
+function tail(result: object): Buffer {
+  return Buffer.from(`,"result":${JSON.stringify(result)}}`);
+}
+
+const BODIES = {
+  echo: tail(textResult(ECHO_TEXT)),
+  list: tail(TOOLS_LIST),
+  confirmAsk: tail(inputRequired(CONFIRM_KEY, formRequest(confirmMessage(CONFIRM_ITEM), 'approve', 'boolean'), CONFIRM_STATE)),
+  confirmDone: tail(textResult(confirmedText(CONFIRM_ITEM))),
+  wizardAskName: tail(inputRequired(WIZARD_NAME_KEY, formRequest(WIZARD_NAME_MESSAGE, 'name', 'string'), WIZARD_STATE_1)),
+  wizardAskColor: tail(inputRequired(WIZARD_COLOR_KEY, formRequest(WIZARD_COLOR_MESSAGE, 'color', 'string'), WIZARD_STATE_2)),
+  wizardDone: tail(textResult(wizardText(WIZARD_ORDER, WIZARD_NAME_ANSWER, WIZARD_COLOR_ANSWER, `${WIZARD_ORDER}-bare`))),
+};
+const HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
+
+function bodyFor(req: IncomingMessage, text: string): Buffer | undefined {
+  const method = req.headers['mcp-method'];
+  if (method === 'tools/list') return BODIES.list;
+  if (method !== 'tools/call') return undefined;
+  switch (req.headers['mcp-name']) {
+    case ECHO_TOOL:
+      return BODIES.echo;
+    case CONFIRM_TOOL:
+      return text.includes(CONFIRM_STATE) ? BODIES.confirmDone : BODIES.confirmAsk;
+    case WIZARD_TOOL:
+      if (text.includes(WIZARD_STATE_2)) return BODIES.wizardDone;
+      return text.includes(WIZARD_STATE_1) ? BODIES.wizardAskColor : BODIES.wizardAskName;
+    default:
+      return undefined;
+  }
+}
+
+/** The request's JSON-RPC id as written (a number or a quoted string), found without parsing the body. */
+function idOf(text: string): string {
+  const at = text.indexOf('"id":');
+  if (at < 0) return 'null';
+  let end = at + 5;
+  while (end < text.length && text[end] !== ',' && text[end] !== '}') end++;
+  return text.slice(at + 5, end);
+}
+
+function answer(req: IncomingMessage, res: ServerResponse, text: string): void {
+  const body = bodyFor(req, text);
+  if (!body) {
+    res.writeHead(404).end();
+    return;
+  }
+  const reply = Buffer.concat([HEAD, Buffer.from(idOf(text)), body]);
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': reply.length }).end(reply);
+}
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
+});
+server.keepAliveTimeout = 65_000;
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+await serveDiagnostics();
+process.stderr.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
+exitOnSignals(() => {
+  server.closeAllConnections();
+  server.close();
+});

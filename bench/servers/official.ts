@@ -1,0 +1,200 @@
+/**
+ * The official TypeScript SDK v2 (2.4.0) benchmark server: the shared tool
+ * catalogue on `createMcpHandler` (stateless, a fresh McpServer per request as
+ * the SDK requires) or `serveStdio`, modern era only.
+ *
+ * The SDK has no `ctx.ask`/`ctx.once`: a tool returns `inputRequired(...)`
+ * and finds the answers in `ctx.mcpReq.inputResponses` when the client
+ * retries. The MRTR tools below do by hand what Tessera does for its authors:
+ * remember the step (and the `once` result) in `requestState`.
+ *
+ *   --state plain   requestState is plain JSON, unprotected (the SDK default)
+ *   --state codec   createRequestStateCodec: HMAC-SHA256 signed (not encrypted), bound to the
+ *                   method; the tool name and arguments ride in the payload and are compared
+ *                   by hand, the nearest the SDK gets to Tessera's sealed claims
+ *   --response-mode json|auto   createMcpHandler's responseMode (default json)
+ *   --echo-only     register only `echo` (a reference point: the factory registers every
+ *                   tool on every request, so the catalogue's 53 tools cost on every call)
+ *   --stdio         serve on stdin/stdout instead of HTTP
+ */
+
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import {
+  acceptedContent,
+  createMcpHandler,
+  createRequestStateCodec,
+  inputRequired,
+  McpServer,
+  type CallToolResult,
+  type InputRequiredResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import * as z from 'zod';
+import {
+  CONFIRM_KEY,
+  CONFIRM_TOOL,
+  confirmedText,
+  confirmMessage,
+  declinedText,
+  ECHO_TOOL,
+  FILLER_LIMIT_DESCRIPTION,
+  FILLER_QUERY_DESCRIPTION,
+  FILLER_TOOLS,
+  makeReservations,
+  SERVER_VERSION,
+  WIZARD_COLOR_KEY,
+  WIZARD_COLOR_MESSAGE,
+  WIZARD_NAME_KEY,
+  WIZARD_NAME_MESSAGE,
+  WIZARD_TOOL,
+  wizardText,
+} from '../tools/catalog.js';
+import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
+import { nodeListener } from './official-http-adapter.js';
+
+const { values } = parseArgs({
+  options: {
+    stdio: { type: 'boolean', default: false },
+    state: { type: 'string', default: 'plain' },
+    'response-mode': { type: 'string', default: 'json' },
+    'echo-only': { type: 'boolean', default: false },
+  },
+});
+if (values.state !== 'plain' && values.state !== 'codec') throw new Error('--state must be plain or codec');
+const responseMode = values['response-mode'];
+if (responseMode !== 'json' && responseMode !== 'auto') throw new Error('--response-mode must be json or auto');
+
+// Schemas at module scope: the factory runs on every request and should only register.
+const EchoInput = z.object({ text: z.string() });
+const ConfirmInput = z.object({ item: z.string() });
+const ApproveAnswer = z.object({ approve: z.boolean() });
+const WizardInput = z.object({ order: z.string() });
+const NameAnswer = z.object({ name: z.string() });
+const ColorAnswer = z.object({ color: z.string() });
+const FillerInput = z.object({
+  query: z.string().describe(FILLER_QUERY_DESCRIPTION),
+  limit: z.number().int().optional().describe(FILLER_LIMIT_DESCRIPTION),
+});
+
+/** What the MRTR tools keep between rounds; `reservation` is the result of the `once` step. */
+interface FlowState {
+  step: 1 | 2;
+  tool: string;
+  args: string;
+  name?: string;
+  reservation?: string;
+}
+
+/** How a flow's state goes out in `requestState` and comes back. */
+interface FlowStateCodec {
+  mint(state: FlowState, ctx: ServerContext): Promise<string> | string;
+  /** The state of this round, undefined on a first round; throws when it does not belong to this call. */
+  read(ctx: ServerContext, tool: string, args: unknown): FlowState | undefined;
+}
+
+const plainJson: FlowStateCodec = {
+  mint: (state) => JSON.stringify(state),
+  read(ctx) {
+    const raw = ctx.mcpReq.requestState<string>();
+    return raw === undefined ? undefined : (JSON.parse(raw) as FlowState);
+  },
+};
+
+const codec = createRequestStateCodec<FlowState>({ key: randomBytes(32), bind: (ctx) => ctx.mcpReq.method });
+const signedJson: FlowStateCodec = {
+  mint: (state, ctx) => codec.mint(state, ctx),
+  read(ctx, tool, args) {
+    // The seam has already verified the MAC, expiry and method binding; the rest is the author's job.
+    const state = ctx.mcpReq.requestState<FlowState>();
+    if (state !== undefined && (state.tool !== tool || state.args !== JSON.stringify(args))) {
+      throw new Error('requestState was issued for another call');
+    }
+    return state;
+  },
+};
+
+const flowState = values.state === 'codec' ? signedJson : plainJson;
+const reservations = makeReservations();
+
+function text(value: string, isError = false): CallToolResult {
+  return isError ? { content: [{ type: 'text', text: value }], isError: true } : { content: [{ type: 'text', text: value }] };
+}
+
+type ToolOutcome = CallToolResult | InputRequiredResult;
+
+async function confirm(args: z.infer<typeof ConfirmInput>, ctx: ServerContext): Promise<ToolOutcome> {
+  const state = flowState.read(ctx, CONFIRM_TOOL, args);
+  const answer = state && acceptedContent(ctx.mcpReq.inputResponses, CONFIRM_KEY, ApproveAnswer);
+  if (!answer) {
+    return inputRequired({
+      inputRequests: { [CONFIRM_KEY]: inputRequired.elicit({ message: confirmMessage(args.item), requestedSchema: ApproveAnswer }) },
+      requestState: await flowState.mint({ step: 1, tool: CONFIRM_TOOL, args: JSON.stringify(args) }, ctx),
+    });
+  }
+  return text(answer.approve ? confirmedText(args.item) : declinedText(args.item));
+}
+
+async function wizard(args: z.infer<typeof WizardInput>, ctx: ServerContext): Promise<ToolOutcome> {
+  const base = { tool: WIZARD_TOOL, args: JSON.stringify(args) };
+  const askName = async (): Promise<ToolOutcome> =>
+    inputRequired({
+      inputRequests: { [WIZARD_NAME_KEY]: inputRequired.elicit({ message: WIZARD_NAME_MESSAGE, requestedSchema: NameAnswer }) },
+      requestState: await flowState.mint({ step: 1, ...base }, ctx),
+    });
+  const state = flowState.read(ctx, WIZARD_TOOL, args);
+  if (state === undefined) return askName();
+  if (state.step === 1) {
+    const who = acceptedContent(ctx.mcpReq.inputResponses, WIZARD_NAME_KEY, NameAnswer);
+    if (!who) return askName();
+    // The `once` step by hand: run the side effect now and carry its result in the state.
+    const reservation = reservations.reserve(args.order);
+    return inputRequired({
+      inputRequests: { [WIZARD_COLOR_KEY]: inputRequired.elicit({ message: WIZARD_COLOR_MESSAGE, requestedSchema: ColorAnswer }) },
+      requestState: await flowState.mint({ step: 2, ...base, name: who.name, reservation }, ctx),
+    });
+  }
+  const colour = acceptedContent(ctx.mcpReq.inputResponses, WIZARD_COLOR_KEY, ColorAnswer);
+  if (!colour || state.name === undefined || state.reservation === undefined) return text('color: missing', true);
+  return text(wizardText(args.order, state.name, colour.color, state.reservation));
+}
+
+function makeServer(): McpServer {
+  const server = new McpServer(
+    { name: 'official-bench', version: SERVER_VERSION },
+    { capabilities: { tools: {} }, ...(values.state === 'codec' ? { requestState: { verify: codec.verify } } : {}) },
+  );
+  server.registerTool(ECHO_TOOL, { description: 'Returns its text', inputSchema: EchoInput }, ({ text: value }) => text(value));
+  if (values['echo-only']) return server;
+  server.registerTool(CONFIRM_TOOL, { description: 'Asks for approval once, then answers', inputSchema: ConfirmInput }, confirm);
+  server.registerTool(WIZARD_TOOL, { description: 'Asks a name, reserves once, asks a colour', inputSchema: WizardInput }, wizard);
+  for (const filler of FILLER_TOOLS) {
+    server.registerTool(filler.name, { description: filler.description, inputSchema: FillerInput }, ({ query }) =>
+      text(`No records match ${query}.`),
+    );
+  }
+  return server;
+}
+
+const onerror = (error: Error): void => {
+  process.stderr.write(`[official-bench] ${error.message}\n`);
+};
+
+if (values.stdio) {
+  serveStdio(() => makeServer(), { legacy: 'reject', onerror });
+} else {
+  const handler = createMcpHandler(() => makeServer(), { legacy: 'reject', responseMode, onerror });
+  const server = createServer(nodeListener(handler));
+  server.keepAliveTimeout = 65_000; // as Tessera's serveHttp: the load generator's connections stay open
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await serveDiagnostics(() => ({ reservations: reservations.count }));
+  process.stderr.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
+  exitOnSignals(async () => {
+    await handler.close();
+    server.closeAllConnections();
+    server.close();
+  });
+}

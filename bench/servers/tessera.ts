@@ -1,0 +1,81 @@
+/**
+ * The Tessera benchmark server: the shared tool catalogue on Tessera's public
+ * API, with defaults a user would have (sealed state with a configured key,
+ * serveHttp's Host/Origin check on loopback, JSON replies).
+ *
+ *   node dist/bench/servers/tessera.js            HTTP on 127.0.0.1 (prints "listening <url>" on stderr)
+ *   node dist/bench/servers/tessera.js --stdio    stdio
+ */
+
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { ask, generateStateKey, McpServer, serveHttp, serveStdio, toolError } from 'tessera';
+import {
+  CONFIRM_KEY,
+  CONFIRM_TOOL,
+  confirmedText,
+  confirmMessage,
+  declinedText,
+  ECHO_TOOL,
+  FILLER_LIMIT_DESCRIPTION,
+  FILLER_QUERY_DESCRIPTION,
+  FILLER_TOOLS,
+  makeReservations,
+  SERVER_VERSION,
+  WIZARD_COLOR_KEY,
+  WIZARD_COLOR_MESSAGE,
+  WIZARD_NAME_KEY,
+  WIZARD_NAME_MESSAGE,
+  WIZARD_TOOL,
+  wizardText,
+} from '../tools/catalog.js';
+import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
+
+// Schemas at module scope, as a user would write them.
+const EchoInput = z.object({ text: z.string() });
+const ConfirmInput = z.object({ item: z.string() });
+const ApproveAnswer = z.object({ approve: z.boolean() });
+const WizardInput = z.object({ order: z.string() });
+const NameAnswer = z.object({ name: z.string() });
+const ColorAnswer = z.object({ color: z.string() });
+const FillerInput = z.object({
+  query: z.string().describe(FILLER_QUERY_DESCRIPTION),
+  limit: z.number().int().optional().describe(FILLER_LIMIT_DESCRIPTION),
+});
+
+const reservations = makeReservations();
+
+// A configured key, so the server does not warn about a per-process one (what a deployment does).
+const server = new McpServer({ name: 'tessera-bench', version: SERVER_VERSION }, { state: { keys: generateStateKey() } });
+
+server.tool(ECHO_TOOL, { description: 'Returns its text', input: EchoInput }, ({ text }) => text);
+
+server.tool(CONFIRM_TOOL, { description: 'Asks for approval once, then answers', input: ConfirmInput }, async ({ item }, ctx) => {
+  const answer = await ctx.ask(ask.form(confirmMessage(item), ApproveAnswer, { key: CONFIRM_KEY }));
+  return answer.action === 'accept' && answer.content.approve ? confirmedText(item) : declinedText(item);
+});
+
+server.tool(WIZARD_TOOL, { description: 'Asks a name, reserves once, asks a colour', input: WizardInput }, async ({ order }, ctx) => {
+  const who = await ctx.ask(ask.form(WIZARD_NAME_MESSAGE, NameAnswer, { key: WIZARD_NAME_KEY }));
+  if (who.action !== 'accept') return toolError(`name: ${who.action}`);
+  // The side effect runs in round 2 only; round 3 gets its result back from the sealed state.
+  const reservation = await ctx.once('reserve', () => reservations.reserve(order));
+  const colour = await ctx.ask(ask.form(WIZARD_COLOR_MESSAGE, ColorAnswer, { key: WIZARD_COLOR_KEY }));
+  if (colour.action !== 'accept') return toolError(`color: ${colour.action}`);
+  return wizardText(order, who.content.name, colour.content.color, reservation);
+});
+
+for (const filler of FILLER_TOOLS) {
+  server.tool(filler.name, { description: filler.description, input: FillerInput }, ({ query }) => `No records match ${query}.`);
+}
+
+const { values } = parseArgs({ options: { stdio: { type: 'boolean', default: false } } });
+
+if (values.stdio) {
+  serveStdio(server);
+} else {
+  const running = await serveHttp(server, { port: 0 });
+  await serveDiagnostics(() => ({ reservations: reservations.count }));
+  process.stderr.write(`listening ${running.url}\n`);
+  exitOnSignals(() => running.close());
+}

@@ -1,0 +1,64 @@
+/**
+ * 2026-07-28 requests as the load generator sends them: every request carries
+ * the `_meta` envelope (protocol version, client info, client capabilities)
+ * and the Streamable HTTP metadata headers (MCP-Protocol-Version, Mcp-Method
+ * and, for tools/call, Mcp-Name), so each server runs its full gate path.
+ */
+
+export const PROTOCOL_VERSION = '2026-07-28';
+
+/** The client declares form elicitation, which the MRTR tools need. */
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+  'io.modelcontextprotocol/clientInfo': { name: 'tessera-bench-loadgen', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
+
+/** What a retry carries: the answers under the keys asked, and the state exactly as received. */
+export interface Retry {
+  inputResponses: Record<string, unknown>;
+  requestState: string;
+}
+
+/** A body with its params serialized once; only the id changes per request (the load generator's own CPU is the ceiling's limit). */
+export type BodyTemplate = (id: number) => string;
+
+// `id` comes first, so the bare server can copy it without parsing the body.
+function template(method: string, params: Record<string, unknown>): BodyTemplate {
+  const head = '{"jsonrpc":"2.0","id":';
+  const tail = `,"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}`;
+  return (id) => head + id + tail;
+}
+
+export function toolsCallTemplate(name: string, args: Record<string, unknown>): BodyTemplate {
+  return template('tools/call', { _meta: ENVELOPE, name, arguments: args });
+}
+
+export function toolsListTemplate(): BodyTemplate {
+  return template('tools/list', { _meta: ENVELOPE });
+}
+
+/** A retry: the same call plus the answers and the requestState, serialized afresh since the state differs every time. */
+export function toolsCallRetryBody(id: number, name: string, args: Record<string, unknown>, retry: Retry): string {
+  const params = { _meta: ENVELOPE, name, arguments: args, inputResponses: retry.inputResponses, requestState: retry.requestState };
+  return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params });
+}
+
+const BASE_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': PROTOCOL_VERSION,
+};
+
+export function toolsCallHeaders(name: string): Record<string, string> {
+  return { ...BASE_HEADERS, 'mcp-method': 'tools/call', 'mcp-name': name };
+}
+
+export function toolsListHeaders(): Record<string, string> {
+  return { ...BASE_HEADERS, 'mcp-method': 'tools/list' };
+}
+
+/** The answer a form elicitation gets back: the bare `{action, content}` result. */
+export function accepted(content: Record<string, unknown>): { action: 'accept'; content: Record<string, unknown> } {
+  return { action: 'accept', content };
+}
