@@ -6,6 +6,7 @@
  */
 
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createNodeHandler, McpServer } from 'tessera';
 import { addDeployTool } from './deploy.js';
 import { addSignInTool, completedSignIns } from './sign-in.js';
@@ -24,7 +25,8 @@ export function buildExampleServer(signInPageUrl: () => string): McpServer {
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   const host = process.env.HOST ?? '127.0.0.1';
-  const base = `http://${host}:${port}`;
+  // Known once listening (PORT=0 picks a free port); the sign-in tool only needs it when asked.
+  let base = `http://${host}:${port}`;
   const mcp = createNodeHandler(buildExampleServer(() => `${base}/sign-in`), { path: '/mcp' });
 
   const http = createServer((req, res) => {
@@ -38,8 +40,21 @@ async function main(): Promise<void> {
     mcp(req, res);
   });
   http.listen(port, host, () => {
-    console.log(`Tessera example server on ${base}/mcp`);
+    base = `http://${host}:${(http.address() as AddressInfo).port}`;
+    const endpoint = `${base}/mcp`;
+    console.log(`Tessera example server on ${endpoint}`);
     console.log('Tools: deploy, create_project, connect_calendar, summarize');
+    console.log('');
+    console.log('Try it in another terminal (it asks you to confirm the deployment):');
+    console.log(`  npx tessera call ${endpoint} deploy service=api env=prod`);
+    console.log('More:');
+    console.log(`  npx tessera list ${endpoint}`);
+    console.log(`  npx tessera call ${endpoint} create_project name=demo`);
+    console.log(`  npx tessera call ${endpoint} connect_calendar`);
+    console.log(`  npx tessera call ${endpoint} summarize text="MCP lets servers ask before they act."`);
+    console.log('Or with the official MCP Inspector (needs Node 22.19 or newer):');
+    console.log(`  npx @modelcontextprotocol/inspector --transport http --server-url ${endpoint}`);
+    console.log(`  (or run it without flags, and connect with transport "Streamable HTTP" and URL ${endpoint})`);
   });
   const stop = (): void => void http.close(() => process.exit(0));
   process.on('SIGINT', stop);

@@ -10,6 +10,9 @@
  *   { "sign_in_1": "accept" }                                               shorthand: just the action (URL mode)
  *   { "summary": "Paris is the capital." }                                  sampling: the model's text
  *   { "summary": { "role": "assistant", "content": {…}, "model": "m" } }   sampling: a whole result
+ *
+ * Sampling asks have no message; under a 2025-11-25 server they are found
+ * under the key "sampling".
  */
 
 import { readFile } from 'node:fs/promises';
@@ -56,7 +59,7 @@ export class AnswersFile {
 
   /** Fails (exit 2) naming the question, with an entry that would answer it. */
   missing(key: string, message: string | undefined, example: unknown): never {
-    const asked = message === undefined ? '' : ` (${JSON.stringify(message)})`;
+    const asked = message === undefined || message === key ? '' : ` (${JSON.stringify(message)})`;
     throw new MissingAnswerError(
       `The server asked ${JSON.stringify(key)}${asked}, and --answers ${this.path} has no answer for it. ` +
         `Add e.g. ${JSON.stringify({ [key]: example })}`,

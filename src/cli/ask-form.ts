@@ -13,10 +13,11 @@ import { askerName, colors, promptContext, say } from './terminal.js';
 type Content = NonNullable<ElicitResult['content']>;
 type Action = ElicitResult['action'];
 
-/** Shows who asks what, and the key it is asked under (the key `--answers` files use). */
+/** Shows who asks what, and the key it is asked under (the key `--answers` files use; 2025-era questions have none). */
 export function showQuestion(message: string, context: InputContext): void {
   say();
-  say(`${colors.bold(colors.cyan('?'))} ${colors.bold(askerName(context.server))} asks: ${colors.bold(message)} ${colors.dim(`[${context.key}]`)}`);
+  const key = context.round === 0 ? '' : ` ${colors.dim(`[${context.key}]`)}`;
+  say(`${colors.bold(colors.cyan('?'))} ${colors.bold(askerName(context.server))} asks: ${colors.bold(message)}${key}`);
 }
 
 /** accept / decline / cancel, with what each means here. */

@@ -1,13 +1,12 @@
 /**
- * A sampling request (the server wants a model's completion), answered either
- * by the person typing the text, or by `--sampling-command "<cmd>"`: the
- * command gets the request as JSON on stdin and prints the answer's text.
+ * A sampling request (the server wants a model's completion) answered in the
+ * terminal: the conversation is shown and the person types the answer. (The
+ * `--sampling-command` route is ask-sampling-command.ts.)
  */
 
-import { spawn } from 'node:child_process';
 import { input } from '@inquirer/prompts';
 import type { CreateMessageRequestParams, CreateMessageResult, InputContext } from '../index.js';
-import { CliError } from './errors.js';
+import { textResult } from './ask-sampling-command.js';
 import { showQuestion } from './ask-form.js';
 import { colors, promptContext, say } from './terminal.js';
 
@@ -48,27 +47,6 @@ export function describeSamplingRequest(params: CreateMessageRequestParams): str
   if (params.tools?.length) limits.push(`tools offered: ${params.tools.map((t) => t.name).join(', ')} (this answer is text only)`);
   lines.push(colors.dim(`  (${limits.join('; ')})`));
   return lines;
-}
-
-function textResult(text: string, model: string): CreateMessageResult {
-  return { role: 'assistant', content: { type: 'text', text }, model, stopReason: 'endTurn' };
-}
-
-/** Runs the configured command with the request JSON on stdin; its stdout (trailing newline dropped) is the answer. */
-export async function runSamplingCommand(command: string, params: CreateMessageRequestParams, signal: AbortSignal): Promise<CreateMessageResult> {
-  const child = spawn(command, { shell: true, stdio: ['pipe', 'pipe', 'inherit'], signal });
-  const chunks: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  child.stdin.on('error', () => undefined); // a command that does not read its stdin is fine
-  child.stdin.end(JSON.stringify(params));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', (error) => reject(new CliError(`--sampling-command could not run: ${error.message}`)));
-    child.on('close', (exitCode) => resolve(exitCode));
-  });
-  if (code !== 0) throw new CliError(`--sampling-command "${command}" exited with code ${code ?? 'none (killed)'}`);
-  const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
-  if (text === '') throw new CliError(`--sampling-command "${command}" printed no answer`);
-  return textResult(text, 'sampling-command');
 }
 
 export async function askSampling(params: CreateMessageRequestParams, context: InputContext): Promise<CreateMessageResult> {

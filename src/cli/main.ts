@@ -1,35 +1,39 @@
 #!/usr/bin/env node
-/** The `tessera` command. */
+/**
+ * The `tessera` command: parses the command line, runs the command, and maps
+ * every outcome to an exit code (see errors.ts). No library code imports
+ * src/cli: the command sits on top of the package, never under it.
+ */
 
-import { generateStateKey } from '../mrtr/keyring.js';
+import { CommanderError } from 'commander';
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './errors.js';
+import { buildProgram, USAGE } from './program.js';
+import { splitAtDoubleDash } from './target.js';
 
-const USAGE = `Usage: tessera <command>
-
-Commands:
-  keygen [id]   Print a new requestState key ("id:base64url"). Give every instance
-                the same keys, e.g. TESSERA_STATE_KEYS="<new>,<old>" (first seals).`;
-
-function main(argv: string[]): number {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'keygen':
-      console.log(generateStateKey(rest[0]));
-      return 0;
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      console.log(USAGE);
-      return 0;
-    default:
-      console.error(`tessera: unknown command "${command}"\n\n${USAGE}`);
-      return 2;
+async function main(argv: string[]): Promise<number> {
+  const { ours, serverCommand } = splitAtDoubleDash(argv);
+  let code = EXIT_OK;
+  const program = buildProgram(serverCommand, (exitCode) => (code = exitCode));
+  if (ours.length === 0) {
+    program.outputHelp();
+    return EXIT_OK;
+  }
+  try {
+    await program.parseAsync(ours, { from: 'user' });
+    return code;
+  } catch (error) {
+    // Commander has already printed its message (and the usage); help and --version end with 0.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    if (error instanceof CliError) {
+      process.stderr.write(`tessera: ${error.message}\n`);
+      if (error.name === 'UsageError') process.stderr.write(`${USAGE}\n`);
+      return error.exitCode;
+    }
+    process.stderr.write(`tessera: ${(error as Error)?.stack ?? String(error)}\n`);
+    return EXIT_FAILURE;
   }
 }
 
-try {
-  process.exitCode = main(process.argv.slice(2));
-} catch (error) {
-  console.error(`tessera: ${(error as Error).message}`);
-  process.exitCode = 1;
-}
+const code = await main(process.argv.slice(2));
+// Exit once stdout has drained: a prompt library or a keep-alive socket must not hold the process open.
+process.stdout.write('', () => process.exit(code));

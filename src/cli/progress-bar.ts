@@ -5,7 +5,8 @@
  * notification, so it never draws over a prompt.
  */
 
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type * as cliProgressModule from 'cli-progress';
 import { colors } from './terminal.js';
 
 export interface ProgressUpdate {
@@ -14,8 +15,17 @@ export interface ProgressUpdate {
   message?: string;
 }
 
+type CliProgress = typeof cliProgressModule;
+let loaded: CliProgress | undefined;
+
+/** cli-progress, loaded on the first notification: most calls never report progress. */
+function cliProgress(): CliProgress {
+  loaded ??= createRequire(import.meta.url)('cli-progress') as CliProgress;
+  return loaded;
+}
+
 export class ProgressBar {
-  private bar: cliProgress.SingleBar | undefined;
+  private bar: cliProgressModule.SingleBar | undefined;
 
   constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {}
 
@@ -24,19 +34,20 @@ export class ProgressBar {
     const known = typeof total === 'number' && total > 0;
     const payload = { known, message: message ?? '' };
     if (!this.bar) {
-      this.bar = new cliProgress.SingleBar(
+      const { SingleBar, Format, Presets } = cliProgress();
+      this.bar = new SingleBar(
         {
           stream: this.stream,
           clearOnComplete: true,
-          hideCursor: true,
+          hideCursor: false, // a Ctrl-C while the bar shows must not leave the terminal without a cursor
           barsize: 30,
           // A server may send no total: then the count and message alone.
           format: (options, params, data: { known?: boolean; message?: string }) =>
             data.known
-              ? `${cliProgress.Format.BarFormat(params.progress, options)} ${Math.floor(params.progress * 100)}% ${colors.dim(data.message ?? '')}`
+              ? `${Format.BarFormat(params.progress, options)} ${Math.floor(params.progress * 100)}% ${colors.dim(data.message ?? '')}`
               : `${colors.cyan('…')} ${params.value} ${colors.dim(data.message ?? '')}`,
         },
-        cliProgress.Presets.shades_classic,
+        Presets.shades_classic,
       );
       this.bar.start(known ? total : 0, progress, payload);
       return;

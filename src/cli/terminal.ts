@@ -6,15 +6,18 @@
 
 import picocolors from 'picocolors';
 
-/** Colours for stderr: only on a terminal, and never with NO_COLOR (FORCE_COLOR forces them). */
-function stderrWantsColor(): boolean {
+/** Colours only on a terminal, never with NO_COLOR (FORCE_COLOR forces them). */
+function wantsColor(stream: NodeJS.WriteStream): boolean {
   const env = process.env;
   if ('NO_COLOR' in env && env.NO_COLOR !== '') return false;
   if ('FORCE_COLOR' in env) return env.FORCE_COLOR !== '0';
-  return process.stderr.isTTY === true && env.TERM !== 'dumb';
+  return stream.isTTY === true && env.TERM !== 'dumb';
 }
 
-export const colors = picocolors.createColors(stderrWantsColor());
+/** Colours for what goes to stderr (questions, progress, messages). */
+export const colors = picocolors.createColors(wantsColor(process.stderr));
+/** Colours for results on stdout, which is often piped. */
+export const resultColors = picocolors.createColors(wantsColor(process.stdout));
 
 /** Writes one line (or several) to stderr. */
 export function say(text = ''): void {

@@ -74,6 +74,15 @@ function typed(key: string, text: string, types: Set<string>): unknown {
   throw new UsageError(`${key}=${text}: the tool's schema wants ${wanted}`);
 }
 
+/** An enum's member written as `text`: the string itself if listed, else the member that prints as it (3 for "3"). */
+function enumMember(property: unknown, text: string): { value: unknown } | undefined {
+  if (!isObject(property)) return undefined;
+  const values = Array.isArray(property.enum) ? property.enum : 'const' in property ? [property.const] : [];
+  if (values.includes(text)) return { value: text };
+  const match = values.find((v) => v !== null && typeof v !== 'object' && String(v) === text);
+  return match === undefined ? undefined : { value: match };
+}
+
 /** Tool arguments from `key=value` pairs, typed by the tool's `inputSchema` when there is one. */
 export function parseToolArguments(pairs: readonly string[], inputSchema?: unknown): Json {
   const properties = isObject(inputSchema) && isObject(inputSchema.properties) ? inputSchema.properties : {};
@@ -81,7 +90,7 @@ export function parseToolArguments(pairs: readonly string[], inputSchema?: unkno
   for (const raw of pairs) {
     const { key, text, json } = splitPair(raw);
     if (Object.hasOwn(args, key)) throw new UsageError(`"${key}" is given twice`);
-    args[key] = json ? readJson(key, text) : typed(key, text, allowedTypes(properties[key]));
+    args[key] = json ? readJson(key, text) : (enumMember(properties[key], text) ?? { value: typed(key, text, allowedTypes(properties[key])) }).value;
   }
   return args;
 }

@@ -1,0 +1,128 @@
+/**
+ * `tessera serve <module>`: serves a module's server over HTTP (default) or
+ * stdio, with the state keys from `--keys` or TESSERA_STATE_KEYS, and says on
+ * stderr how to connect. In stdio mode stdout carries MCP messages only, so
+ * the module's own console.log output is sent to stderr.
+ */
+
+import { Console } from 'node:console';
+import {
+  Client,
+  createLinkPair,
+  KeyRing,
+  LinkClientTransport,
+  serveHttp,
+  serveLink,
+  serveStdio,
+  STATE_KEYS_ENV,
+  type McpServerOptions,
+  type RequestHandler,
+  type RunningHttpServer,
+} from '../index.js';
+import { CliError, EXIT_OK, UsageError } from './errors.js';
+import { loadServerModule, type LoadedServer } from './server-module.js';
+import { colors, say } from './terminal.js';
+import { sampleArguments } from './tool-arguments.js';
+
+export interface ServeOptions {
+  port?: string;
+  host?: string;
+  stdio?: boolean;
+  keys?: string;
+}
+
+/** The key ring text to use: `--keys`, else the environment; checked here so a typo fails before anything starts. */
+function stateKeys(given: string | undefined): string | undefined {
+  const text = given ?? process.env[STATE_KEYS_ENV];
+  if (text === undefined || text.trim() === '') return undefined;
+  try {
+    KeyRing.parse(text);
+  } catch (error) {
+    throw new UsageError(`${given !== undefined ? '--keys' : STATE_KEYS_ENV}: ${(error as Error).message} (make one with: npx tessera keygen)`);
+  }
+  return text;
+}
+
+function parsePort(text: string | undefined): number {
+  const port = Number(text ?? '3000');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0 picks a free one), not "${text}"`);
+  return port;
+}
+
+/** A `tessera call` line for the server's first tool, asked of the server itself over an in-memory link. */
+async function firstToolHint(handler: RequestHandler): Promise<string | undefined> {
+  const [serverEnd, clientEnd] = createLinkPair();
+  serveLink(handler, serverEnd);
+  const client = new Client({ name: 'tessera-serve', version: '0' }, { era: 'modern', warn: () => undefined });
+  try {
+    await client.connect(new LinkClientTransport(clientEnd, 'memory'));
+    const [tool] = await client.listAllTools();
+    return tool ? `${tool.name} ${sampleArguments(tool.inputSchema)}`.trimEnd() : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+function named(loaded: LoadedServer, specifier: string): string {
+  return loaded.info ? `"${loaded.info.name}" ${loaded.info.version}` : specifier;
+}
+
+async function serveOverStdio(specifier: string, serverOptions: McpServerOptions): Promise<number> {
+  // Before the module loads: anything it logs must not reach stdout, where the MCP messages go.
+  const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
+  for (const method of ['log', 'info', 'debug', 'dir', 'table', 'trace'] as const) (console as unknown as Record<string, unknown>)[method] = toStderr[method].bind(toStderr);
+  const loaded = await loadServerModule(specifier, serverOptions);
+  const link = serveStdio(loaded.handler);
+  say(`tessera: serving ${named(loaded, specifier)} over stdio (MCP on stdin/stdout; this process ends when stdin closes)`);
+  if (process.stdin.isTTY) {
+    const tool = (await firstToolHint(loaded.handler)) ?? '<tool>';
+    say(`  A client starts it for you: npx tessera call ${tool} -- npx tessera serve ${specifier} --stdio`);
+  }
+  await link.closed;
+  return EXIT_OK;
+}
+
+async function serveOverHttp(specifier: string, options: ServeOptions, serverOptions: McpServerOptions): Promise<number> {
+  const port = parsePort(options.port);
+  const host = options.host ?? '127.0.0.1';
+  const loaded = await loadServerModule(specifier, serverOptions);
+  let running: RunningHttpServer;
+  try {
+    running = await serveHttp(loaded.handler, { port, host });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new CliError(`Port ${port} on ${host} is in use: choose another with --port (0 picks a free one)`);
+    throw new CliError(`Could not listen on ${host}:${port}: ${(error as Error).message}`);
+  }
+  const tool = (await firstToolHint(loaded.handler)) ?? '<tool>';
+  say(`tessera: serving ${named(loaded, specifier)} on ${colors.bold(running.url)}`);
+  say(`  Try it:   npx tessera call ${running.url} ${tool}`);
+  say(`  List:     npx tessera list ${running.url}`);
+  say('  Stop:     Ctrl-C');
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host) && !host.startsWith('127.')) {
+    say(colors.yellow(`  Listening on ${host}: reachable from other machines, and the Host/Origin check is off (no allowed host names given).`));
+  }
+  return new Promise<number>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      void running.close().then(() => resolve(EXIT_OK));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+export async function runServe(specifier: string, options: ServeOptions): Promise<number> {
+  const keys = stateKeys(options.keys);
+  // Servers built at import time read their keys from the environment; factories also get them as an option.
+  if (keys !== undefined) process.env[STATE_KEYS_ENV] = keys;
+  const serverOptions: McpServerOptions = keys === undefined ? {} : { state: { keys } };
+  if (options.stdio) {
+    if (options.port !== undefined || options.host !== undefined) throw new UsageError('--stdio serves on stdin/stdout: --port and --host do not apply');
+    return serveOverStdio(specifier, serverOptions);
+  }
+  return serveOverHttp(specifier, options, serverOptions);
+}
