@@ -234,14 +234,24 @@ export class Client {
 
   /* ---------------- one request ---------------- */
 
-  private meta(options: RequestOptions, progressToken: string | undefined): Record<string, unknown> {
-    if (this.currentEra === 'legacy') return progressToken === undefined ? {} : { [META_PROGRESS_TOKEN]: progressToken };
-    const meta: Record<string, unknown> = {
-      [META_PROTOCOL_VERSION]: this.version,
-      [META_CLIENT_INFO]: this.info,
-      [META_CLIENT_CAPABILITIES]: this.capabilities,
-    };
+  /** The `_meta` every 2026 request carries, made once per protocol version (it is only ever serialised). */
+  private baseMeta: { version: string; meta: Record<string, unknown> } | undefined;
+
+  private meta(options: RequestOptions, progressToken: string | undefined, extra: unknown): Record<string, unknown> | undefined {
     const logLevel = options.logLevel ?? this.options.logLevel;
+    if (this.currentEra === 'legacy') {
+      const own = isObject(extra) ? extra : {};
+      return progressToken === undefined ? (isObject(extra) ? own : undefined) : { ...own, [META_PROGRESS_TOKEN]: progressToken };
+    }
+    if (this.baseMeta?.version !== this.version) {
+      this.baseMeta = {
+        version: this.version,
+        meta: { [META_PROTOCOL_VERSION]: this.version, [META_CLIENT_INFO]: this.info, [META_CLIENT_CAPABILITIES]: this.capabilities },
+      };
+    }
+    const base = this.baseMeta.meta;
+    if (logLevel === undefined && progressToken === undefined && !isObject(extra)) return base;
+    const meta: Record<string, unknown> = { ...(isObject(extra) ? extra : {}), ...base };
     if (logLevel !== undefined) meta[META_LOG_LEVEL] = logLevel;
     if (progressToken !== undefined) meta[META_PROGRESS_TOKEN] = progressToken;
     return meta;
@@ -310,28 +320,20 @@ export class Client {
 
   private async send(transport: ClientTransport, method: string, params: Record<string, unknown>, options: RequestOptions): Promise<Record<string, unknown>> {
     const token = options.onProgress ? `p${this.nextToken++}` : undefined;
-    const meta = { ...(isObject(params._meta) ? params._meta : {}), ...this.meta(options, token) };
+    const meta = this.meta(options, token, params._meta);
     const message: JsonRpcRequest = {
       jsonrpc: '2.0',
       id: this.nextId++,
       method,
-      params: Object.keys(meta).length > 0 ? { ...params, _meta: meta } : { ...params },
+      params: meta === undefined ? { ...params } : { ...params, _meta: meta },
     };
-    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    let response;
-    try {
-      response = await transport.request(message, {
-        signal,
-        // 2025-era requests carry the session's headers only (the transport adds them).
-        headers: transport.kind === 'http' && this.currentEra === 'modern' ? this.headers(method, message.params!) : undefined,
-        onNotification: (note) => this.notified(note, options, token),
-      });
-    } catch (error) {
-      if (timeout.aborted && !options.signal?.aborted) throw new RequestTimeoutError(`${method} got no response within ${timeoutMs} ms`);
-      throw error;
-    }
+    const response = await transport.request(message, {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000,
+      // 2025-era requests carry the session's headers only (the transport adds them).
+      headers: transport.kind === 'http' && this.currentEra === 'modern' ? this.headers(method, message.params!) : undefined,
+      onNotification: (note) => this.notified(note, options, token),
+    });
     if ('error' in response) {
       const e = response.error;
       throw new McpError(typeof e?.code === 'number' ? e.code : ErrorCode.InternalError, String(e?.message ?? 'Unknown error'), e?.data);
@@ -412,15 +414,19 @@ export class Client {
    * through the handlers and retries, bounded by `maxRounds` and `flowTimeoutMs`.
    */
   async run<M extends string>(method: M, params: Record<string, unknown>, options: RequestOptions = {}): Promise<ResultOf<M>> {
+    const started = Date.now();
+    let step: Step<ResultOf<M>> = await this.begin(method, params, options);
+    if (step.status === 'complete') return step.result;
+    // Input rounds follow: from here the whole flow, answers included, runs against one deadline.
     const flowMs = this.options.flowTimeoutMs ?? 15 * 60_000;
-    const flowTimeout = AbortSignal.timeout(flowMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, flowTimeout]) : flowTimeout;
+    const flow = new AbortController();
+    const timer = setTimeout(() => flow.abort(), Math.max(0, flowMs - (Date.now() - started)));
+    const signal = options.signal ? AbortSignal.any([options.signal, flow.signal]) : flow.signal;
     const perRequest = { ...options, signal };
     const maxRounds = this.options.maxRounds ?? 10;
     try {
-      let step = await this.begin(method, params, perRequest);
       while (step.status === 'input_required') {
-        const pending = step.pending;
+        const pending: PendingRound = step.pending;
         if (pending.round > maxRounds) {
           throw new InputFlowError(`${method} still needed input after ${maxRounds} rounds; giving up`, pending.round - 1);
         }
@@ -432,10 +438,12 @@ export class Client {
       }
       return step.result;
     } catch (error) {
-      if (flowTimeout.aborted && !options.signal?.aborted && !(error instanceof McpError)) {
+      if (flow.signal.aborted && !options.signal?.aborted && !(error instanceof McpError)) {
         throw new RequestTimeoutError(`${method} did not finish within ${flowMs} ms`);
       }
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -547,7 +555,7 @@ export class Client {
       jsonrpc: '2.0',
       id: this.nextId++,
       method: Method.SubscriptionsListen,
-      params: { ...params, _meta: this.meta({}, undefined) },
+      params: { ...params, _meta: this.meta({}, undefined, undefined) },
     };
     const closed = transport
       .request(message, {

@@ -19,7 +19,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../protocol/jsonrpc.js';
-import { TransportError } from './errors.js';
+import { RequestTimeoutError, TransportError } from './errors.js';
 import type { ClientTransport, ServerRequestHandler, TransportRequestOptions } from './transport.js';
 
 export interface HttpClientTransportOptions {
@@ -156,6 +156,14 @@ export class HttpClientTransport implements ClientTransport {
 
   private async send(message: JsonRpcRequest, options: TransportRequestOptions): Promise<JsonRpcResponse> {
     const controller = this.track(options.signal);
+    let timedOut = false;
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            controller.abort();
+          }, options.timeoutMs);
     let arrived: ((response: JsonRpcResponse) => void) | undefined;
     // In a session the response may come on another stream (a resumed or standalone GET).
     const elsewhere = this.session
@@ -187,7 +195,11 @@ export class HttpClientTransport implements ClientTransport {
       const response = asResponse(text);
       if (response) return response;
       throw new TransportError(`HTTP ${res.status} from ${this.url} without a JSON-RPC response`, res.status, text);
+    } catch (error) {
+      if (timedOut) throw new RequestTimeoutError(`${message.method} got no response within ${options.timeoutMs} ms`);
+      throw error;
     } finally {
+      if (timer) clearTimeout(timer);
       options.signal?.removeEventListener('abort', cancel);
       if (arrived) this.waiting.delete(message.id);
       this.active.delete(controller);

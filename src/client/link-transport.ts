@@ -11,7 +11,7 @@ import { META_PROGRESS_TOKEN, META_SUBSCRIPTION_ID } from '../protocol/meta.js';
 import { Notification } from '../protocol/methods.js';
 import type { RequestId } from '../protocol/types.js';
 import type { MessageLink } from '../transport/link.js';
-import { TransportError } from './errors.js';
+import { RequestTimeoutError, TransportError } from './errors.js';
 import type { ClientTransport, ServerRequestHandler, TransportRequestOptions } from './transport.js';
 
 interface Pending {
@@ -84,25 +84,36 @@ export class LinkClientTransport implements ClientTransport {
     if (this.pending.has(message.id)) return Promise.reject(new TransportError(`Request id ${String(message.id)} is already in flight`));
     return new Promise<JsonRpcResponse>((resolve, reject) => {
       const signal = options.signal;
-      const onAbort = (): void => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const giveUp = (reason: string, error: unknown): void => {
         if (!this.pending.delete(message.id)) return;
-        this.link.send(notification(Notification.Cancelled, { requestId: message.id, reason: String(signal?.reason ?? 'cancelled') }));
-        reject(signal?.reason ?? new Error('Aborted'));
+        signal?.removeEventListener('abort', onAbort);
+        if (timer) clearTimeout(timer);
+        this.link.send(notification(Notification.Cancelled, { requestId: message.id, reason }));
+        reject(error);
+      };
+      const onAbort = (): void => giveUp(String(signal?.reason ?? 'cancelled'), signal?.reason ?? new Error('Aborted'));
+      const settle = (): void => {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
       };
       this.pending.set(message.id, {
         resolve: (response) => {
-          signal?.removeEventListener('abort', onAbort);
+          settle();
           resolve(response);
         },
         reject: (error) => {
-          signal?.removeEventListener('abort', onAbort);
+          settle();
           reject(error);
         },
         onNotification: options.onNotification,
         progressToken: (message.params?._meta as Record<string, unknown> | undefined)?.[META_PROGRESS_TOKEN],
       });
-      if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
+      if (options.timeoutMs !== undefined) {
+        const ms = options.timeoutMs;
+        timer = setTimeout(() => giveUp('timed out', new RequestTimeoutError(`${message.method} got no response within ${ms} ms`)), ms);
+      }
       this.link.send(message);
     });
   }

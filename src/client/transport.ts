@@ -5,6 +5,8 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../pr
 export interface TransportRequestOptions {
   /** Aborting cancels the request (HTTP: closes the stream; stdio: sends notifications/cancelled). */
   signal?: AbortSignal;
+  /** Gives up (and cancels) after this long, rejecting with RequestTimeoutError. */
+  timeoutMs?: number;
   /** Streamable HTTP request-metadata headers; other transports ignore them. */
   headers?: Record<string, string>;
   /** Notifications that belong to this request (progress, log messages, listen-stream messages). */

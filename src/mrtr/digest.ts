@@ -15,5 +15,10 @@ export function canonicalJson(value: unknown): string {
 
 /** base64url SHA-256 of the canonical JSON, shortened to `length` characters. */
 export function digestOf(value: unknown, length = 22): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('base64url').slice(0, length);
+  return digestOfText(canonicalJson(value), length);
+}
+
+/** base64url SHA-256 of a text, shortened to `length` characters. */
+export function digestOfText(text: string, length = 22): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, length);
 }

@@ -21,8 +21,8 @@ import { StateTooLargeError, type StateClaims, type StateSealer } from './sealed
 export interface RoundHost {
   readonly clientCapabilities: ClientCapabilities;
   readonly principal: string | undefined;
-  /** Installs the interaction handlers will ask through. */
-  attach(interaction: Interaction): void;
+  /** Installs the interaction handlers will ask through, or a factory that makes it on first use. */
+  attach(interaction: Interaction | (() => Interaction)): void;
   /** The round ended without the handler: abort its signal so pending work stops. */
   endRound(): void;
 }
@@ -103,17 +103,52 @@ export class InteractionEngine implements RoundRunner {
       ledger = isObject(opened.state.data) ? (opened.state.data as Ledger) : {};
     }
 
-    let suspend!: () => void;
-    const suspended = new Promise<void>((resolve) => (suspend = resolve));
-    const interaction = new ReplayInteraction(ledger, inputResponses, host.clientCapabilities, () => suspend());
-    host.attach(interaction);
+    // The interaction is made only when the handler asks (most calls never do), and one
+    // promise settles the round: the handler's result, or "stuck on questions".
+    let interaction: ReplayInteraction | undefined;
+    const makeInteraction = (onSuspend: () => void): ReplayInteraction =>
+      (interaction ??= new ReplayInteraction(ledger, inputResponses, host.clientCapabilities, onSuspend));
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      let settled = false;
+      const suspend = (): void => {
+        if (settled) return;
+        settled = true;
+        try {
+          resolve(this.suspended(request, host, interaction!, ledger, claims));
+        } catch (error) {
+          reject(error);
+        }
+      };
+      host.attach(() => makeInteraction(suspend));
+      invoke().then(
+        (result) => {
+          if (settled) return;
+          settled = true;
+          interaction?.cancelSuspend();
+          if (result.resultType !== 'input_required') return resolve(result);
+          try {
+            resolve(this.manualInputRequired(request, host, makeInteraction(suspend), result, claims));
+          } catch (error) {
+            reject(error);
+          }
+        },
+        (error: unknown) => {
+          if (settled) return;
+          settled = true;
+          reject(error);
+        },
+      );
+    });
+  }
 
-    const outcome = await Promise.race([invoke().then((result) => ({ result })), suspended.then(() => undefined)]);
-    if (outcome) {
-      interaction.cancelSuspend();
-      if (outcome.result.resultType !== 'input_required') return outcome.result;
-      return this.manualInputRequired(request, host, interaction, outcome.result, claims);
-    }
+  /** The handler is stuck on unanswered questions: end the round and send them, with the ledger sealed. */
+  private suspended(
+    request: JsonRpcRequest,
+    host: RoundHost,
+    interaction: ReplayInteraction,
+    ledger: Ledger,
+    claims: StateClaims | undefined,
+  ): Record<string, unknown> {
     host.endRound();
     const inputRequests: Record<string, InputRequest> = {};
     const pending: Record<string, string> = {};

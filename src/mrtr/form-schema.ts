@@ -9,12 +9,15 @@
 
 import type { ElicitRequestFormParams } from '../protocol/types.js';
 import { isStandardSchema, resolveSchema, type ResolvedSchema, type SchemaInput } from '../server/schema.js';
+import { canonicalJson } from './digest.js';
 
 export type FormSchema = ElicitRequestFormParams['requestedSchema'];
 
 export interface ResolvedForm<T> {
   schema: FormSchema;
   resolved: ResolvedSchema<T>;
+  /** The schema's canonical JSON, made once: questions asked with it are digested every round. */
+  canonical: string;
 }
 
 const STRING_FORMATS = new Set(['email', 'uri', 'date', 'date-time']);
@@ -121,7 +124,11 @@ export function resolveForm<T>(input: SchemaInput, where: string): ResolvedForm<
   const resolved = resolveSchema<T>(input, 'input', where);
   const schema = restrictToForm(resolved.jsonSchema, where);
   // A raw schema is validated as sent; a Standard Schema keeps its own (richer) validation.
-  const form: ResolvedForm<T> = { schema, resolved: isStandardSchema(input) ? resolved : resolveSchema<T>(schema, 'input', where) };
+  const form: ResolvedForm<T> = {
+    schema,
+    resolved: isStandardSchema(input) ? resolved : resolveSchema<T>(schema, 'input', where),
+    canonical: canonicalJson(schema),
+  };
   converted.set(input, form as ResolvedForm<unknown>);
   return form;
 }

@@ -8,6 +8,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { CreateMessageRequestParams, CreateMessageResult, InputRequest, Root } from '../protocol/types.js';
 import type { JsonSchemaObject } from '../server/schema.js';
+import { digestOfText } from './digest.js';
 import { resolveForm } from './form-schema.js';
 
 export type QuestionKind = 'form' | 'url' | 'sampling' | 'roots';
@@ -20,6 +21,8 @@ export interface Question<A> {
   readonly request: InputRequest;
   /** The `inputRequests` key; when absent, one is derived from the question's digest. */
   readonly key: string | undefined;
+  /** A digest of the exact question, when the builder can make it cheaper than digesting `request`. */
+  readonly digest?: string;
   /** Reads an answer, or returns undefined when it is not a valid answer to this question (it is then asked again). */
   parse(answer: unknown): A | undefined | Promise<A | undefined>;
   /** Carries the answer type for inference; never set at run time. */
@@ -60,6 +63,8 @@ function form<S extends StandardSchemaV1 | JsonSchemaObject>(
   return {
     kind: 'form',
     key: options.key,
+    // Same digest for the same message and schema, without re-serialising the schema every round.
+    digest: digestOfText(`elicitation/create form\n${message}\n${resolved.canonical}`),
     request: { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema: resolved.schema } },
     async parse(answer) {
       const action = readAction(answer);

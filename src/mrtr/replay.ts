@@ -81,7 +81,7 @@ export class ReplayInteraction implements Interaction {
   }
 
   private async resolve(explicitKey: string | undefined, question: Question<unknown>): Promise<Resolution> {
-    const digest = digestOf(question.request);
+    const digest = question.digest ?? digestOf(question.request);
     const key = explicitKey ?? `${question.kind}-${digest.slice(0, 12)}`;
     const seen = this.digestsThisRun.get(key);
     if (seen !== undefined && seen !== digest) {

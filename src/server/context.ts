@@ -94,7 +94,7 @@ export class RequestExchange implements RequestContext {
   private readonly loggingEnabled: boolean;
   private lastProgress = -Infinity;
   private finished = false;
-  private interaction: Interaction | undefined;
+  private interaction: Interaction | (() => Interaction) | undefined;
   /** Made on first use of `signal`, so requests that never look at it pay nothing. */
   private roundAbort: AbortController | undefined;
 
@@ -156,8 +156,14 @@ export class RequestExchange implements RequestContext {
     this.finished = true;
   }
 
-  attach(interaction: Interaction): void {
+  attach(interaction: Interaction | (() => Interaction)): void {
     this.interaction = interaction;
+  }
+
+  /** The interaction, made now if it was attached as a factory; undefined outside interactive methods. */
+  private get attached(): Interaction | undefined {
+    if (typeof this.interaction === 'function') this.interaction = this.interaction();
+    return this.interaction;
   }
 
   endRound(): void {
@@ -166,8 +172,9 @@ export class RequestExchange implements RequestContext {
   }
 
   private get interactive(): Interaction {
-    if (!this.interaction) throw new TypeError(`${NOT_INTERACTIVE} (this is ${this.method})`);
-    return this.interaction;
+    const interaction = this.attached;
+    if (!interaction) throw new TypeError(`${NOT_INTERACTIVE} (this is ${this.method})`);
+    return interaction;
   }
 
   ask<A>(question: Question<A>): Promise<A>;
@@ -185,11 +192,11 @@ export class RequestExchange implements RequestContext {
   }
 
   get state(): JsonValue | undefined {
-    return this.interaction?.state;
+    return this.attached?.state;
   }
 
   get inputResponses(): Readonly<Record<string, unknown>> {
-    return this.interaction?.inputResponses ?? {};
+    return this.attached?.inputResponses ?? {};
   }
 
   inputRequired(options: ManualInputRequired): InputRequiredResult {

@@ -193,6 +193,7 @@ export class StatelessServer implements RequestHandler {
 
   /** A list changed: listen streams that asked hear of it. Subclasses add other audiences. */
   protected listChanged(list: 'tools' | 'prompts' | 'resources'): void {
+    this.capabilityCache = undefined;
     if (list === 'tools') this.hub.toolsChanged();
     else if (list === 'prompts') this.hub.promptsChanged();
     else this.hub.resourcesChanged();
@@ -203,8 +204,15 @@ export class StatelessServer implements RequestHandler {
     this.hub.closeAll();
   }
 
-  /** What `server/discover` advertises, derived from what is registered. */
+  private capabilityCache: ServerCapabilities | undefined;
+
+  /** What `server/discover` advertises, derived from what is registered (kept until a list changes). */
   capabilities(): ServerCapabilities {
+    this.capabilityCache ??= this.deriveCapabilities();
+    return this.capabilityCache;
+  }
+
+  private deriveCapabilities(): ServerCapabilities {
     const capabilities: ServerCapabilities = {};
     if (this.tools.size > 0) capabilities.tools = { listChanged: true };
     if (this.prompts.size > 0) capabilities.prompts = { listChanged: true };

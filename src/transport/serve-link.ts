@@ -18,8 +18,27 @@ export interface LinkServer {
   readonly closed: Promise<void>;
 }
 
+/** One request in flight; its AbortController is made only if someone looks at the signal. */
+class InFlight {
+  private controller: AbortController | undefined;
+  cancelled = false;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.cancelled) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.controller?.abort();
+  }
+}
+
 export function serveLink(handler: RequestHandler, link: MessageLink): LinkServer {
-  const inFlight = new Map<RequestId, AbortController>();
+  const inFlight = new Map<RequestId, InFlight>();
   const pending = new Set<Promise<void>>();
   let linkOpen = true;
   let resolveClosed!: () => void;
@@ -32,21 +51,23 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
   const connection: Connection = { slots: new Map(), send, closed: connectionClosed.signal };
 
   const handleRequest = async (request: Parameters<RequestHandler['handleRequest']>[0]): Promise<void> => {
-    const controller = new AbortController();
-    inFlight.set(request.id, controller);
+    const entry = new InFlight();
+    inFlight.set(request.id, entry);
     const channel: RequestChannel = {
-      signal: controller.signal,
+      get signal() {
+        return entry.signal;
+      },
       canNotify: true,
       send: (outgoing: JsonRpcNotification | JsonRpcRequest) => {
-        if (!controller.signal.aborted) send(outgoing);
+        if (!entry.cancelled) send(outgoing);
       },
       connection,
     };
     try {
       const reply = await handler.handleRequest(request, channel);
-      if (!controller.signal.aborted) send(reply.message);
+      if (!entry.cancelled) send(reply.message);
     } finally {
-      if (inFlight.get(request.id) === controller) inFlight.delete(request.id);
+      if (inFlight.get(request.id) === entry) inFlight.delete(request.id);
     }
   };
 
@@ -63,7 +84,7 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
       case 'notification': {
         if (incoming.message.method === Notification.Cancelled) {
           const id = incoming.message.params?.requestId;
-          if (isRequestId(id)) inFlight.get(id)?.abort();
+          if (isRequestId(id)) inFlight.get(id)?.cancel();
         }
         handler.handleNotification?.(incoming.message, { connection });
         return;
@@ -84,7 +105,7 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
   link.onClose(() => {
     linkOpen = false;
     connectionClosed.abort();
-    for (const controller of inFlight.values()) controller.abort();
+    for (const entry of inFlight.values()) entry.cancel();
     void Promise.allSettled([...pending]).then(() => resolveClosed());
   });
 

@@ -48,6 +48,9 @@ export function createFetchHandler(handler: RequestHandler, options: HttpTranspo
       method: request.method,
       header: (name) => request.headers.get(name) ?? undefined,
       signal: abort.signal,
+      get aborted() {
+        return abort.signal.aborted;
+      },
     };
     const refusal = core.precheck(view);
     if (refusal) return new Response(refusal[2], { status: refusal[0], headers: refusal[1] });

@@ -16,8 +16,14 @@ function responderFor(res: ServerResponse): HttpResponder {
   return {
     send(status, headers, body) {
       if (res.headersSent || res.destroyed) return;
-      res.writeHead(status, body ? { ...headers, 'content-length': Buffer.byteLength(body) } : headers);
-      res.end(body);
+      if (!body) {
+        res.writeHead(status, headers).end();
+        return;
+      }
+      // Encoded once: its length is the Content-Length and its bytes are the body.
+      const bytes = Buffer.from(body, 'utf8');
+      res.setHeader('content-length', bytes.length);
+      res.writeHead(status, headers).end(bytes);
     },
     stream(headers): ByteSink {
       res.writeHead(200, headers);
@@ -48,9 +54,13 @@ export function createNodeHandler(
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       return;
     }
-    const controller = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort();
+    // The AbortController is made only if something looks at the signal; most requests never do.
+    let controller: AbortController | undefined;
+    let aborted = false;
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      aborted = true;
+      controller?.abort();
     });
     const view: HttpRequestView = {
       method: req.method ?? 'GET',
@@ -58,7 +68,16 @@ export function createNodeHandler(
         const value = req.headers[name];
         return Array.isArray(value) ? value.join(', ') : value;
       },
-      signal: controller.signal,
+      get signal() {
+        if (!controller) {
+          controller = new AbortController();
+          if (aborted) controller.abort();
+        }
+        return controller.signal;
+      },
+      get aborted() {
+        return aborted;
+      },
     };
     const responder = responderFor(res);
     const refusal = core.precheck(view);
@@ -92,7 +111,10 @@ export function createNodeHandler(
       const body = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       void core.respond(view, body, responder);
     });
-    req.on('error', () => controller.abort());
+    req.on('error', () => {
+      aborted = true;
+      controller?.abort();
+    });
   };
 }
 
