@@ -91,6 +91,21 @@ function nextIv(): Buffer {
   return iv;
 }
 
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Whether unpadded base64url is in its one canonical form: the bits of the last
+ * character that carry no data are zero (a decoder ignores them, so other
+ * values would spell the same bytes differently).
+ */
+function canonicalTail(encoded: string): boolean {
+  const rest = encoded.length % 4;
+  if (rest === 0) return true;
+  if (rest === 1) return false;
+  const last = BASE64URL.indexOf(encoded[encoded.length - 1]!);
+  return (last & (rest === 2 ? 0b1111 : 0b11)) === 0;
+}
+
 export class StateSealer {
   readonly ttlMs: number;
   readonly maxBytes: number;
@@ -138,9 +153,9 @@ export class StateSealer {
     const key = this.keys.find(keyId);
     if (!key) return { ok: false, reason: `requestState was sealed with unknown or retired key "${keyId}"` };
     if (!/^[A-Za-z0-9_-]*$/.test(encoded)) return { ok: false, reason: 'requestState body is not base64url' };
-    const body = Buffer.from(encoded, 'base64url');
     // Only the canonical encoding is accepted: a re-encoded state (other unused bits) is not the state we issued.
-    if (body.toString('base64url') !== encoded) return { ok: false, reason: 'requestState body is not canonical base64url' };
+    if (!canonicalTail(encoded)) return { ok: false, reason: 'requestState body is not canonical base64url' };
+    const body = Buffer.from(encoded, 'base64url');
     if (body.length < IV_BYTES + TAG_BYTES + 2) return { ok: false, reason: 'requestState is truncated' };
     let plain: string;
     try {
