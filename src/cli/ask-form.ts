@@ -16,7 +16,7 @@ type Action = ElicitResult['action'];
 /** Shows who asks what, and the key it is asked under (the key `--answers` files use; 2025-era questions have none). */
 export function showQuestion(message: string, context: InputContext): void {
   say();
-  const key = context.round === 0 ? '' : ` ${colors.dim(`[${context.key}]`)}`;
+  const key = context.era === 'legacy' ? '' : ` ${colors.dim(`[${context.key}]`)}`;
   say(`${colors.bold(colors.cyan('?'))} ${colors.bold(askerName(context.server))} asks: ${colors.bold(message)}${key}`);
 }
 

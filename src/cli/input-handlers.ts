@@ -54,16 +54,15 @@ export function rootsFrom(values: readonly string[], cwd = process.cwd()): Root[
 
 /**
  * The name an answers file uses for a question: its input request key, or on
- * a 2025-11-25 server (round 0: a live request, whose key is only a JSON-RPC
- * id) its message.
+ * a 2025-11-25 server (a live request, whose key is only a JSON-RPC id) its message.
  */
 export function answerKey(context: InputContext, message: string | undefined): string {
-  return context.round === 0 && message !== undefined ? message : context.key;
+  return context.era === 'legacy' && message !== undefined ? message : context.key;
 }
 
 function noPerson(context: InputContext, message: string): MissingAnswerError {
   return new MissingAnswerError(
-    `The server asked ${JSON.stringify(answerKey(context, message))}${context.round === 0 ? '' : ` (${JSON.stringify(message)})`}, but there is no terminal to ask in. ` +
+    `The server asked ${JSON.stringify(answerKey(context, message))}${context.era === 'legacy' ? '' : ` (${JSON.stringify(message)})`}, but there is no terminal to ask in. ` +
       'Run the command in a terminal, or pass --answers <file.json> (see tessera help).',
   );
 }
@@ -127,7 +126,7 @@ export function createAnswering(options: AnsweringOptions): Answering {
       const raw = options.answers?.find(context.key, 'sampling');
       if (options.answers && raw !== undefined) return options.answers.sampling(context.key, raw);
       if (options.samplingCommand !== undefined) return runSamplingCommand(options.samplingCommand, params, context.signal);
-      if (options.answers) options.answers.missing(context.round === 0 ? 'sampling' : context.key, undefined, "the model's answer");
+      if (options.answers) options.answers.missing(context.era === 'legacy' ? 'sampling' : context.key, undefined, "the model's answer");
       if (!canAskPerson()) throw noPerson(context, 'a model completion (sampling); or pass --sampling-command');
       const { askSampling } = await import('./ask-sampling.js');
       return askSampling(params, context);

@@ -387,7 +387,7 @@ export class Client {
     const answers: InputResponses = {};
     for (const [key, request] of Object.entries(pending.inputRequests)) {
       signal.throwIfAborted();
-      const context: InputContext = { key, method: pending.method, params: pending.params, round: pending.round, server: pending.server, signal };
+      const context: InputContext = { key, method: pending.method, params: pending.params, round: pending.round, era: 'modern', server: pending.server, signal };
       answers[key] = await this.answerOne(request, context);
     }
     return answers;

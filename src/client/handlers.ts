@@ -22,8 +22,10 @@ export interface InputContext {
   /** The request being retried (`tools/call`…) and its params. */
   method: string;
   params: Record<string, unknown>;
-  /** 1 for the first input round. */
+  /** 1 for the first input round; 0 for a question a 2025-era server sent as its own request. */
   round: number;
+  /** How the question came: an `input_required` round (`modern`) or a 2025-era server's request (`legacy`). */
+  era: 'modern' | 'legacy';
   /** Who is asking, as the server identified itself (self-reported). */
   server: Implementation | undefined;
   signal: AbortSignal;

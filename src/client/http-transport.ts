@@ -142,7 +142,10 @@ export class HttpClientTransport implements ClientTransport {
       return response;
     } catch (error) {
       if (signal.aborted) throw error;
-      throw new TransportError(`Could not reach ${this.url}: ${(error as Error).message}`);
+      // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND…) is in its cause.
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+      throw new TransportError(`Could not reach ${this.url}: ${reason}`);
     }
   }
 

@@ -19,6 +19,7 @@ export async function answerServerRequest(
     method: request.method,
     params,
     round: 0,
+    era: 'legacy',
     server,
     signal: new AbortController().signal,
   };

@@ -123,6 +123,8 @@ export function resolveForm<T>(input: SchemaInput, where: string): ResolvedForm<
   if (hit) return hit as ResolvedForm<T>;
   const resolved = resolveSchema<T>(input, 'input', where);
   const schema = restrictToForm(resolved.jsonSchema, where);
+  // A raw schema goes out as written; the dialect a schema library adds says nothing a form needs.
+  if (isStandardSchema(input)) delete schema.$schema;
   // A raw schema is validated as sent; a Standard Schema keeps its own (richer) validation.
   const form: ResolvedForm<T> = {
     schema,

@@ -33,6 +33,9 @@ interface Unanswered {
 
 type Resolution = { answered: true; value: unknown } | { answered: false };
 
+/** Microtask generations to wait before a handler counts as stuck on its questions. */
+const SETTLE_HOPS = 64;
+
 export class ReplayInteraction implements Interaction {
   /** Questions this run could not get answered, by key. */
   readonly unanswered = new Map<string, Unanswered>();
@@ -40,7 +43,8 @@ export class ReplayInteraction implements Interaction {
   private readonly onceResults: Record<string, [JsonValue]>;
   private readonly onceRunning = new Map<string, Promise<unknown>>();
   private readonly digestsThisRun = new Map<string, string>();
-  private suspendTimer: ReturnType<typeof setImmediate> | undefined;
+  /** Bumped by every new unanswered question and by cancelSuspend; a pending end-of-round with an old value gives up. */
+  private suspendEpoch = 0;
 
   constructor(
     private readonly ledger: Ledger,
@@ -112,15 +116,27 @@ export class ReplayInteraction implements Interaction {
     return { answered: false };
   }
 
-  /** Ends the round after everything that can still run this turn has run, so concurrent asks join the same round. */
+  /**
+   * Ends the round once the handler's pending promise work has run, so asks
+   * made concurrently (Promise.all, or after a few awaits) join the same
+   * round. It waits through SETTLE_HOPS generations of microtasks rather than
+   * a turn of the event loop: a busy server would otherwise hold every first
+   * round until all the I/O of that turn was processed.
+   */
   private scheduleSuspend(): void {
-    if (this.suspendTimer) clearImmediate(this.suspendTimer);
-    this.suspendTimer = setImmediate(this.onSuspend);
+    const epoch = ++this.suspendEpoch;
+    let hops = SETTLE_HOPS;
+    const hop = (): void => {
+      if (epoch !== this.suspendEpoch) return;
+      if (--hops > 0) queueMicrotask(hop);
+      else this.onSuspend();
+    };
+    queueMicrotask(hop);
   }
 
   /** Stops a pending end-of-round (the handler finished without the answers). */
   cancelSuspend(): void {
-    if (this.suspendTimer) clearImmediate(this.suspendTimer);
+    this.suspendEpoch++;
   }
 
   once<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
