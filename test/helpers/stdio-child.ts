@@ -11,7 +11,7 @@ import { assertServerMessage } from './wire-schema.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-type Message = Record<string, unknown>;
+export type Message = Record<string, unknown>;
 
 /** Fails with a clear instruction when a compiled fixture is missing or older than its source. */
 export function compiledFixture(name: string): string {
@@ -41,8 +41,8 @@ export class StdioChild {
   private readonly methods = new Map<unknown, string>();
   private waiters: Array<() => void> = [];
 
-  constructor(script: string) {
-    this.proc = spawn(process.execPath, [script], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  constructor(script: string, args: string[] = []) {
+    this.proc = spawn(process.execPath, [script, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     this.proc.stdout.setEncoding('utf8');
     this.proc.stderr.setEncoding('utf8');
     this.proc.stdout.on('data', (text: string) => this.onStdout(text));
@@ -71,13 +71,18 @@ export class StdioChild {
         continue;
       }
       try {
-        assertServerMessage(message, this.methods.get(message.id));
+        this.validate(message);
       } catch (error) {
         this.violations.push((error as Error).message);
       }
       this.messages.push(message);
     }
     this.wake();
+  }
+
+  /** Checks one message the server wrote; throws with the reason when it is not valid wire. */
+  protected validate(message: Message): void {
+    assertServerMessage(message, this.methods.get(message.id));
   }
 
   private wake(): void {
