@@ -1,9 +1,12 @@
 /** Tessera: an MCP 2026-07-28 server built around Multi Round-Trip Requests. */
 
 export { StatelessServer, type ServerOptions, type ServerLogger, type CacheableList } from './server/server.js';
-export { McpServer, type McpServerOptions, type LegacyOptions } from './legacy/dual-era-server.js';
+export { DualEraServer, type DualEraOptions, type LegacyOptions } from './legacy/dual-era-server.js';
+export { McpServer, type McpServerOptions } from './mcp-server.js';
+export type { TaskContext, TaskOptions, TaskWork } from './server/task-work.js';
+export type { TaskStoreOptions } from './tasks/task-store.js';
 export type { RequestContext, ProgressUpdate } from './server/context.js';
-export { toolError, type ToolDefinition, type ToolHandler, type ToolReturn, type ToolResult, type ArgsOf } from './server/tools.js';
+export { toolError, type ToolDefinition, type ToolHandler, type ToolReturn, type ToolResult, type TaskReturn, type ArgsOf } from './server/tools.js';
 export type {
   ResourceDefinition,
   ResourceTemplateDefinition,

@@ -1,5 +1,5 @@
 /**
- * The exported server: the stateless 2026-07-28 server, plus the 2025-11-25
+ * The stateless 2026-07-28 server plus the 2025-11-25
  * lifecycle on the same URL and over stdio, so one set of handlers serves
  * both eras. Each request is classified:
  *
@@ -33,7 +33,7 @@ export interface LegacyOptions extends SessionLimits {
   maxRounds?: number;
 }
 
-export interface McpServerOptions extends ServerOptions {
+export interface DualEraOptions extends ServerOptions {
   /** The 2025-11-25 lifecycle (sessions, server-initiated requests); `false` serves 2026-07-28 only. */
   legacy?: LegacyOptions | false;
 }
@@ -49,13 +49,13 @@ function jsonReply(id: JsonRpcRequest['id'] | undefined, error: McpError, status
   return { message: errorResponse(id, error), status };
 }
 
-export class McpServer extends StatelessServer {
+export class DualEraServer extends StatelessServer {
   private readonly legacyEnabled: boolean;
   private readonly sessions: SessionStore;
   private readonly stdioSessions = new Set<LegacySession>();
   private readonly live: LiveOptions;
 
-  constructor(info: Implementation, options: McpServerOptions = {}) {
+  constructor(info: Implementation, options: DualEraOptions = {}) {
     super(info, options);
     const legacy = options.legacy === false ? undefined : (options.legacy ?? {});
     this.legacyEnabled = legacy !== undefined;

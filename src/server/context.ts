@@ -16,6 +16,9 @@ import { AUTHOR_STATE, type AnswersOf, type Interaction, type ManualInputRequire
 import type { Question } from '../mrtr/questions.js';
 import type { RoundRunner } from '../mrtr/engine.js';
 import type { RequestMeta } from './request-meta.js';
+import { taskWork, type TaskContext, type TaskOptions, type TaskWork } from './task-work.js';
+import type { TaskReturn } from './tools.js';
+import type { CallToolResult } from '../protocol/types.js';
 
 export interface ProgressUpdate {
   total?: number;
@@ -74,6 +77,14 @@ export interface RequestContext {
    * sealed like any other. State alone means "retry now".
    */
   inputRequired(options: ManualInputRequired): InputRequiredResult;
+  /**
+   * Hands the rest of a tool call over as a task (Tasks extension): when the
+   * request declared it and the tool allows tasks, the client gets a task it
+   * can poll while `fn` runs; otherwise `fn` runs now and its result is the
+   * tool's result. Ask everything the call needs before this (input rounds
+   * come first); inside, `task.ask` asks through the task.
+   */
+  task(fn: (task: TaskContext) => TaskReturn | Promise<TaskReturn>, options?: TaskOptions): TaskWork;
 }
 
 const NOT_INTERACTIVE =
@@ -197,6 +208,11 @@ export class RequestExchange implements RequestContext {
 
   get inputResponses(): Readonly<Record<string, unknown>> {
     return this.attached?.inputResponses ?? {};
+  }
+
+  task(fn: (task: TaskContext) => TaskReturn | Promise<TaskReturn>, options: TaskOptions = {}): TaskWork {
+    // The tool registry shapes what fn returns into a CallToolResult when it wraps this work.
+    return taskWork(async (task) => (await fn(task)) as unknown as CallToolResult, options);
   }
 
   inputRequired(options: ManualInputRequired): InputRequiredResult {

@@ -7,7 +7,7 @@
 import type { Reply, RequestChannel, RequestHandler } from '../protocol/channel.js';
 import { McpError, httpStatusForError } from '../protocol/errors.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { META_SERVER_INFO } from '../protocol/meta.js';
+import { META_SERVER_INFO, TASKS_EXTENSION } from '../protocol/meta.js';
 import { INPUT_REQUIRED_METHODS, Method } from '../protocol/methods.js';
 import type { CacheHints, Implementation, ServerCapabilities } from '../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
@@ -30,6 +30,7 @@ import { MemoryRedemptionStore, type RedemptionStore } from '../mrtr/redemption-
 import { StateSealer } from '../mrtr/sealed-state.js';
 import { SubscriptionHub } from './subscriptions.js';
 import { ToolRegistry, type ToolDefinition, type ToolHandler } from './tools.js';
+import type { TaskWork } from './task-work.js';
 
 /** Where the server reports what the client must not see: handler failures, rejected state. */
 export interface ServerLogger {
@@ -103,7 +104,8 @@ export type MethodHandler = (request: JsonRpcRequest, ctx: RequestExchange, chan
 
 /**
  * The 2026-07-28 server: stateless, every request self-describing. The
- * exported `McpServer` extends it with the 2025-11-25 lifecycle (see legacy/).
+ * exported `McpServer` (src/mcp-server.ts) adds the 2025-11-25 lifecycle
+ * (legacy/) and the Tasks extension (tasks/).
  */
 export class StatelessServer implements RequestHandler {
   readonly info: Implementation;
@@ -212,7 +214,7 @@ export class StatelessServer implements RequestHandler {
     return this.capabilityCache;
   }
 
-  private deriveCapabilities(): ServerCapabilities {
+  protected deriveCapabilities(): ServerCapabilities {
     const capabilities: ServerCapabilities = {};
     if (this.tools.size > 0) capabilities.tools = { listChanged: true };
     if (this.prompts.size > 0) capabilities.prompts = { listChanged: true };
@@ -260,6 +262,20 @@ export class StatelessServer implements RequestHandler {
   protected errorReply(request: JsonRpcRequest, error: unknown, translate: (error: McpError) => McpError = (e) => e): Reply {
     const mcpError = translate(this.toMcpError(error, request.method));
     return { message: errorResponse(request.id, mcpError), status: httpStatusForError(mcpError) };
+  }
+
+  /**
+   * How this request's task work becomes a task, or undefined when it cannot
+   * (then the work runs inline). The stateless server has no task store; the
+   * exported McpServer does.
+   */
+  protected taskStarter(_request: JsonRpcRequest, _ctx: RequestExchange): ((work: TaskWork) => Promise<Record<string, unknown>>) | undefined {
+    return undefined;
+  }
+
+  /** Whether any tool takes part in the Tasks extension. */
+  protected get offersTasks(): boolean {
+    return this.tools.hasTaskTools;
   }
 
   /** The handler of a method this server offers (given what is registered), or undefined. */
@@ -340,8 +356,17 @@ export class StatelessServer implements RequestHandler {
       [Method.ToolsList, async (r) => withCache(this.tools.list(params(r).cursor, this.pageSize), this.cache.tools)],
       [
         Method.ToolsCall,
-        async (r, ctx) =>
-          ctx.rounds.run(r, ctx, () => this.tools.call(params(r), ctx), this.singleUseState || this.tools.singleUse(params(r).name)),
+        async (r, ctx) => {
+          const name = params(r).name;
+          const mode = this.tools.taskMode(name);
+          const startTask = mode ? this.taskStarter(r, ctx) : undefined;
+          if (mode === 'required' && !startTask) {
+            throw McpError.missingCapability(`Tool ${String(name)} runs only as a task: declare the ${TASKS_EXTENSION} extension`, {
+              extensions: { [TASKS_EXTENSION]: {} },
+            });
+          }
+          return ctx.rounds.run(r, ctx, () => this.tools.call(params(r), ctx, startTask), this.singleUseState || this.tools.singleUse(name));
+        },
       ],
       [Method.PromptsList, async (r) => withCache(this.prompts.list(params(r).cursor, this.pageSize), this.cache.prompts)],
       [Method.PromptsGet, async (r, ctx) => ctx.rounds.run(r, ctx, () => this.prompts.get(params(r), ctx), this.singleUseState)],

@@ -7,6 +7,7 @@ import type { CallToolResult, Icon, InputRequiredResult, Tool, ToolAnnotations }
 import type { RequestContext } from './context.js';
 import { paginate } from './pagination.js';
 import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput } from './schema.js';
+import { inlineTask, isTaskWork, taskWork, type TaskWork } from './task-work.js';
 
 /** The arguments a handler receives: the schema's output type, or a plain object for raw JSON Schema. */
 export type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, unknown>;
@@ -14,8 +15,11 @@ export type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutpu
 /** A tool result whose `content` may be left out when `structuredContent` is given (it is then mirrored as JSON text). */
 export type ToolResult = Omit<CallToolResult, 'content'> & { content?: CallToolResult['content'] };
 
-/** What a tool handler may return: text, a result, or (for MRTR by hand) an input-required result. */
-export type ToolReturn = string | ToolResult | InputRequiredResult;
+/** What a tool's task work (`ctx.task`) may return: text or a result. */
+export type TaskReturn = string | ToolResult;
+
+/** What a tool handler may return: text, a result, an input-required result (MRTR by hand), or task work (`ctx.task`). */
+export type ToolReturn = string | ToolResult | InputRequiredResult | TaskWork;
 
 export type ToolHandler<S> = (args: ArgsOf<S>, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
 
@@ -31,6 +35,12 @@ export interface ToolDefinition<S extends SchemaInput | undefined = undefined> {
   output?: SchemaInput;
   /** Refuse a `requestState` presented twice for this tool (payments, one-time grants). */
   singleUseState?: boolean;
+  /**
+   * Tasks extension: `optional` — `ctx.task(fn)` becomes a task when the
+   * request declared the extension, and runs inline otherwise; `required` — a
+   * request that did not declare it gets -32021. Without this, `ctx.task` always runs inline.
+   */
+  task?: 'optional' | 'required';
 }
 
 interface RegisteredTool {
@@ -39,6 +49,7 @@ interface RegisteredTool {
   output: ResolvedSchema | undefined;
   headerParams: HeaderParam[];
   singleUseState: boolean;
+  task: 'optional' | 'required' | undefined;
   handler: (args: unknown, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
 }
 
@@ -87,6 +98,7 @@ export class ToolRegistry {
       output,
       headerParams,
       singleUseState: definition.singleUseState ?? false,
+      task: definition.task,
       handler: handler as RegisteredTool['handler'],
     });
     this.changed();
@@ -112,6 +124,17 @@ export class ToolRegistry {
     return this.tools.get(name)?.headerParams;
   }
 
+  /** How a tool takes part in the Tasks extension (undefined: its task work always runs inline). */
+  taskMode(name: unknown): 'optional' | 'required' | undefined {
+    return typeof name === 'string' ? this.tools.get(name)?.task : undefined;
+  }
+
+  /** Whether any tool takes part in the Tasks extension. */
+  get hasTaskTools(): boolean {
+    for (const tool of this.tools.values()) if (tool.task) return true;
+    return false;
+  }
+
   singleUse(name: unknown): boolean {
     return typeof name === 'string' && (this.tools.get(name)?.singleUseState ?? false);
   }
@@ -120,7 +143,15 @@ export class ToolRegistry {
     return this.tools.has(name);
   }
 
-  async call(params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+  /**
+   * Calls a tool. Task work the handler hands over (`ctx.task`) goes to
+   * `startTask` when given (the request gets a task), or runs now.
+   */
+  async call(
+    params: Record<string, unknown>,
+    ctx: RequestContext,
+    startTask?: (work: TaskWork) => Promise<Record<string, unknown>>,
+  ): Promise<Record<string, unknown>> {
     const name = params.name;
     if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
     const tool = this.tools.get(name);
@@ -137,11 +168,19 @@ export class ToolRegistry {
       args = checked.value;
     }
     const returned = await tool.handler(args, ctx);
-    return this.shapeResult(name, tool, returned);
+    if (!isTaskWork(returned)) return this.shapeResult(name, tool, returned);
+    const work = taskWork(
+      async (task) => (await this.shapeResult(name, tool, (await returned.run(task)) as ToolReturn)) as unknown as CallToolResult,
+      returned.options,
+    );
+    if (startTask) return startTask(work);
+    // No task: the work runs inside this request, so its asks are this request's own.
+    return (await work.run(inlineTask(ctx))) as unknown as Record<string, unknown>;
   }
 
   private async shapeResult(name: string, tool: RegisteredTool, returned: ToolReturn): Promise<Record<string, unknown>> {
     if (typeof returned === 'string') return { content: [{ type: 'text', text: returned }] };
+    if (isTaskWork(returned)) throw new TypeError(`Tool "${name}": ctx.task work returned more task work`);
     if (typeof returned !== 'object' || returned === null) {
       throw new TypeError(`Tool "${name}" returned ${typeof returned}; return a string or a CallToolResult`);
     }
