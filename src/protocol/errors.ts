@@ -98,3 +98,9 @@ export function httpStatusForError(error: { code: number; httpStatus?: number | 
       return 200;
   }
 }
+
+/** Codes a 2026-07-28 implementation must never send: -32002/-32042 (removed) and the reserved range beyond the three the spec defines. */
+export function isReservedErrorCode(code: number): boolean {
+  if (code === -32002 || code === -32042) return true;
+  return code <= -32020 && code >= -32099 && code !== ErrorCode.HeaderMismatch && code !== ErrorCode.MissingRequiredClientCapability && code !== ErrorCode.UnsupportedProtocolVersion;
+}

@@ -5,7 +5,7 @@
  */
 
 import type { Reply, RequestChannel, RequestHandler } from '../protocol/channel.js';
-import { McpError, httpStatusForError } from '../protocol/errors.js';
+import { McpError, httpStatusForError, isReservedErrorCode } from '../protocol/errors.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO, TASKS_EXTENSION } from '../protocol/meta.js';
 import { INPUT_REQUIRED_METHODS, Method } from '../protocol/methods.js';
@@ -42,12 +42,6 @@ const stderrLogger: ServerLogger = {
   error: (message, detail) => console.error(`[tessera] ${message}`, ...(detail === undefined ? [] : [detail])),
   warn: (message, detail) => console.error(`[tessera] ${message}`, ...(detail === undefined ? [] : [detail])),
 };
-
-/** Codes a 2026-07-28 server must never send: -32002/-32042 (removed) and the spec's reserved range beyond the three it defines. */
-function isReservedCode(code: number): boolean {
-  if (code === -32002 || code === -32042) return true;
-  return code <= -32020 && code >= -32099 && code !== -32020 && code !== -32021 && code !== -32022;
-}
 
 export type CacheableList = 'discover' | 'tools' | 'prompts' | 'resources' | 'templates' | 'read';
 
@@ -424,7 +418,7 @@ export class StatelessServer implements RequestHandler {
 
   private toMcpError(error: unknown, method: string): McpError {
     if (error instanceof McpError) {
-      if (!isReservedCode(error.code)) return error;
+      if (!isReservedErrorCode(error.code)) return error;
       this.logger.error(`${method} threw error code ${error.code}, which 2026-07-28 reserves or removed; sent -32603 instead`, error);
       return McpError.internal();
     }

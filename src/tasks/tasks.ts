@@ -6,7 +6,7 @@
  * and only under 2026-07-28.
  */
 
-import { McpError } from '../protocol/errors.js';
+import { McpError, isReservedErrorCode } from '../protocol/errors.js';
 import { TASKS_EXTENSION } from '../protocol/meta.js';
 import type { ClientCapabilities } from '../protocol/types.js';
 import { mergeCapabilities, missingFor } from '../mrtr/capabilities.js';
@@ -62,7 +62,7 @@ export class TaskManager {
       task.set('completed');
     } catch (error) {
       if (task.terminal) return;
-      if (error instanceof McpError) {
+      if (error instanceof McpError && !isReservedErrorCode(error.code)) {
         task.error = error.toJSON();
         task.set('failed', error.message);
       } else {
@@ -82,10 +82,11 @@ export class TaskManager {
           task.outstanding.set(key, {
             request: question.request,
             deliver: (answer) => {
+              // The status follows at once, so a tasks/get never shows input_required with nothing to answer.
               task.outstanding.delete(key);
+              if (task.outstanding.size === 0) task.set('working');
               void Promise.resolve(question.parse(answer)).then((value) => {
                 if (value === undefined) return post(); // not a valid answer: ask again, under a new key
-                if (task.outstanding.size === 0) task.set('working');
                 resolve(value);
               }, reject);
             },

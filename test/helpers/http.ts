@@ -53,7 +53,14 @@ export function standardHeaders(method: string, params: Record<string, unknown> 
     'mcp-protocol-version': VERSION,
     'mcp-method': method,
   };
-  const name = method === 'resources/read' ? params?.uri : method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
+  const name =
+    method === 'resources/read'
+      ? params?.uri
+      : method === 'tools/call' || method === 'prompts/get'
+        ? params?.name
+        : method === 'tasks/get' || method === 'tasks/update' || method === 'tasks/cancel'
+          ? params?.taskId
+          : undefined;
   if (typeof name === 'string') headers['mcp-name'] = name;
   return headers;
 }

@@ -1,6 +1,7 @@
 /**
  * Validates messages the project sends against the official 2026-07-28 JSON
- * schema (../shared/spec), plus the MRTR invariants the schema cannot express.
+ * schema (../shared/spec), plus the MRTR invariants the schema cannot express,
+ * and the Tasks extension's results (§14), which the core schema does not define.
  */
 
 import { loadSpecSchema } from './spec-schema.js';
@@ -59,6 +60,88 @@ function checkInputRequired(result: Record<string, unknown>): void {
   if ('ttlMs' in result || 'cacheScope' in result) throw new WireSchemaError('InputRequiredResult must not carry cache hints');
 }
 
+/* ---------------- Tasks extension (io.modelcontextprotocol/tasks, spec §14) ---------------- */
+
+const TASK_STATUSES = new Set(['working', 'input_required', 'completed', 'failed', 'cancelled']);
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+/** Methods whose results may be a `CreateTaskResult` (the extension supports `tools/call` only). */
+const TASK_AUGMENTABLE = new Set(['tools/call']);
+
+function isIsoDateTime(value: unknown): boolean {
+  return typeof value === 'string' && ISO_DATE_TIME.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+/** The `Task` fields (§14.2) every task object carries. */
+function checkTaskFields(task: Record<string, unknown>, what: string): void {
+  if (typeof task.taskId !== 'string' || task.taskId === '') throw new WireSchemaError(`${what}: taskId must be a non-empty string`);
+  if (!TASK_STATUSES.has(task.status as string)) throw new WireSchemaError(`${what}: status ${JSON.stringify(task.status)} is not a task status`);
+  if (task.statusMessage !== undefined && typeof task.statusMessage !== 'string') throw new WireSchemaError(`${what}: statusMessage must be a string`);
+  if (!isIsoDateTime(task.createdAt)) throw new WireSchemaError(`${what}: createdAt must be an ISO 8601 date-time`);
+  if (!isIsoDateTime(task.lastUpdatedAt)) throw new WireSchemaError(`${what}: lastUpdatedAt must be an ISO 8601 date-time`);
+  if (!('ttlMs' in task) || !(task.ttlMs === null || Number.isInteger(task.ttlMs))) throw new WireSchemaError(`${what}: ttlMs must be an integer or null`);
+  if (task.pollIntervalMs !== undefined && !Number.isInteger(task.pollIntervalMs)) throw new WireSchemaError(`${what}: pollIntervalMs must be an integer`);
+  if ('requestState' in task) throw new WireSchemaError(`${what}: the task flow has no requestState`);
+}
+
+/** `CreateTaskResult` (§14.2): `Result & Task`, flat, `resultType: "task"`. */
+function checkCreateTaskResult(result: Record<string, unknown>): void {
+  check('Result', result, 'CreateTaskResult');
+  checkTaskFields(result, 'CreateTaskResult');
+  for (const field of ['inputRequests', 'result', 'error', 'task']) {
+    if (field in result) throw new WireSchemaError(`CreateTaskResult must not carry ${field}`);
+  }
+}
+
+/** `GetTaskResult` = `Result & DetailedTask` (§14.3): status-specific fields, `resultType: "complete"`. */
+function checkGetTaskResult(result: Record<string, unknown>): void {
+  check('Result', result, 'tasks/get result');
+  if (result.resultType !== 'complete') throw new WireSchemaError('tasks/get result needs resultType "complete"');
+  checkTaskFields(result, 'tasks/get result');
+  const status = result.status;
+  if (status === 'input_required') {
+    const requests = result.inputRequests;
+    if (!isObject(requests) || Object.keys(requests).length === 0) {
+      throw new WireSchemaError(`an input_required task needs a non-empty inputRequests object: ${JSON.stringify(result)}`);
+    }
+    for (const [key, entry] of Object.entries(requests)) {
+      check('InputRequest', entry, `task inputRequests.${key}`);
+      if (isObject(entry) && ('id' in entry || 'jsonrpc' in entry)) throw new WireSchemaError(`task inputRequests.${key} carries a JSON-RPC envelope field`);
+    }
+  } else if ('inputRequests' in result) {
+    throw new WireSchemaError(`a ${String(status)} task must not carry inputRequests`);
+  }
+  if (status === 'completed') {
+    if (!isObject(result.result)) throw new WireSchemaError('a completed task needs a result object');
+    // The only supported method is tools/call: the result is the CallToolResult the call would have had.
+    check('CallToolResult', result.result, 'completed task result');
+    if (result.result.resultType !== 'complete') throw new WireSchemaError('a completed task result needs resultType "complete"');
+  } else if ('result' in result) {
+    throw new WireSchemaError(`a ${String(status)} task must not carry result`);
+  }
+  if (status === 'failed') {
+    const error = result.error;
+    if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string') {
+      throw new WireSchemaError(`a failed task needs error {code, message}: ${JSON.stringify(result)}`);
+    }
+  } else if ('error' in result) {
+    throw new WireSchemaError(`a ${String(status)} task must not carry error`);
+  }
+}
+
+/** The empty acknowledgement of `tasks/update` and `tasks/cancel`: `{ resultType: "complete" }` (plus `_meta`). */
+function checkTaskAck(result: Record<string, unknown>, method: string): void {
+  check('Result', result, `${method} result`);
+  if (result.resultType !== 'complete') throw new WireSchemaError(`${method} result needs resultType "complete"`);
+  const extra = Object.keys(result).filter((k) => k !== 'resultType' && k !== '_meta');
+  if (extra.length > 0) throw new WireSchemaError(`${method} result must be empty, but carries ${extra.join(', ')}`);
+}
+
+const TASK_RESULT_CHECKS: Record<string, (result: Record<string, unknown>, method: string) => void> = {
+  'tasks/get': checkGetTaskResult,
+  'tasks/update': checkTaskAck,
+  'tasks/cancel': checkTaskAck,
+};
+
 /**
  * Asserts that a message a server sent is valid 2026-07-28 wire. `method` is
  * the method of the request a response answers (to pick the result type).
@@ -79,11 +162,23 @@ export function assertServerMessage(message: unknown, method?: string): void {
   check('JSONRPCResultResponse', message, 'result response');
   const result = message.result as Record<string, unknown>;
   if (result.resultType === 'input_required') {
+    if (method && Object.hasOwn(TASK_RESULT_CHECKS, method)) throw new WireSchemaError(`${method} never returns an InputRequiredResult (§7.9)`);
     check('InputRequiredResult', result, 'input-required result');
     checkInputRequired(result);
     return;
   }
+  if (result.resultType === 'task') {
+    // Tasks extension: only a CreateTaskResult, and only for a method the extension supports.
+    if (!method || !TASK_AUGMENTABLE.has(method)) throw new WireSchemaError(`resultType "task" on ${method ?? 'a response to an unknown method'}`);
+    checkCreateTaskResult(result);
+    return;
+  }
   if (result.resultType !== 'complete') throw new WireSchemaError(`Unexpected resultType ${String(result.resultType)}`);
+  const taskCheck = method && Object.hasOwn(TASK_RESULT_CHECKS, method) ? TASK_RESULT_CHECKS[method] : undefined;
+  if (taskCheck) {
+    taskCheck(result, method!);
+    return;
+  }
   const def = method ? RESULT_FOR[method] : undefined;
   if (def) check(def, result, `${method} result`);
 }
