@@ -7,7 +7,3 @@ export const MODERN_PROTOCOL_VERSIONS: readonly string[] = [LATEST_PROTOCOL_VERS
 
 /** Handshake-based revisions (the "legacy" era), served through `initialize`. */
 export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
-
-export function isModernVersion(version: string): boolean {
-  return MODERN_PROTOCOL_VERSIONS.includes(version);
-}
