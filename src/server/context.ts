@@ -211,6 +211,8 @@ export class RequestExchange implements RequestContext {
   }
 
   task(fn: (task: TaskContext) => TaskReturn | Promise<TaskReturn>, options: TaskOptions = {}): TaskWork {
+    // The Tasks extension covers tools/call only.
+    if (this.method !== 'tools/call') throw new TypeError(`ctx.task works only in tools/call handlers (this is ${this.method})`);
     // The tool registry shapes what fn returns into a CallToolResult when it wraps this work.
     return taskWork(async (task) => (await fn(task)) as unknown as CallToolResult, options);
   }
