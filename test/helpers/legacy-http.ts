@@ -7,7 +7,7 @@
  * validated against the 2025-11-25 schema.
  */
 
-import { createParser } from 'eventsource-parser';
+import { readMessages, StreamEnded } from './message-reader.js';
 import { assertServerMessage2025 } from './wire-schema-2025.js';
 
 export type Json = Record<string, any>;
@@ -74,89 +74,32 @@ export async function openLegacy(url: string, init: LegacyRequestInit = {}): Pro
   });
   const contentType = res.headers.get('content-type') ?? '';
   const resultOf = init.resultOf ?? (typeof init.body?.method === 'string' ? init.body.method : undefined);
-  const messages: Json[] = [];
-  let taken = 0;
-  let finished = false;
-  let failure: unknown;
-  let rawText: string | undefined;
-  const waiters: Array<() => void> = [];
-  const wake = (): void => {
-    for (const w of waiters.splice(0)) w();
-  };
-  const accept = (m: Json): void => {
-    if (!init.skipValidation) {
-      try {
-        // Server requests and notifications validate by their own method; responses by the request's.
-        assertServerMessage2025(m, 'result' in m ? resultOf : undefined);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-    messages.push(m);
-    wake();
-  };
-
-  const reading = (async () => {
-    try {
-      if (!contentType.includes('text/event-stream')) {
-        const text = await res.text();
-        try {
-          if (text) accept(JSON.parse(text) as Json);
-          else rawText = text;
-        } catch {
-          rawText = text;
-        }
-        return;
-      }
-      const parser = createParser({
-        onEvent: (event) => {
-          if (event.data.trim() === '') return;
-          accept(JSON.parse(event.data) as Json);
-        },
-      });
-      const reader = res.body!.getReader();
-      const decoder = new TextDecoder();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } catch (error) {
-      if (!controller.signal.aborted) failure ??= error;
-    } finally {
-      finished = true;
-      wake();
-    }
-  })();
-
-  const nextMatching = async (what: string, predicate: (m: Json) => boolean): Promise<Json> => {
-    const skipped: Json[] = [];
-    for (;;) {
-      if (failure) throw failure;
-      while (taken < messages.length) {
-        const m = messages[taken++]!;
-        if (predicate(m)) return m;
-        skipped.push(m);
-      }
-      if (finished) throw new Error(`the stream ended before ${what}; skipped ${JSON.stringify(skipped)}`);
-      await new Promise<void>((resolve) => waiters.push(resolve));
-    }
-  };
+  const reader = readMessages<Json>(res, controller.signal, (m) => {
+    // Server requests and notifications validate by their own method; responses by the request's.
+    if (!init.skipValidation) assertServerMessage2025(m, 'result' in m ? resultOf : undefined);
+  });
 
   return {
     status: res.status,
     headers: res.headers,
     contentType,
-    messages,
-    text: reading.then(() => rawText),
-    nextMatching,
+    messages: reader.messages,
+    text: reader.done.then(() => reader.rawText()),
+    nextMatching: async (what, predicate) => {
+      try {
+        return (await reader.waitFor(predicate)).match;
+      } catch (error) {
+        if (error instanceof StreamEnded) throw new Error(`the stream ended before ${what}: ${error.message}`);
+        throw error;
+      }
+    },
     get ended() {
-      return reading.then(() => {
-        if (failure) throw failure;
+      return reader.done.then(() => {
+        if (reader.failure()) throw reader.failure();
       });
     },
     assertValid: () => {
-      if (failure) throw failure;
+      if (reader.failure()) throw reader.failure();
     },
     close: () => controller.abort(),
   };

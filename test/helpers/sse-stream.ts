@@ -5,7 +5,7 @@
  * keeps reading until the server ends the stream or the test closes it.
  */
 
-import { createParser } from 'eventsource-parser';
+import { readMessages } from './message-reader.js';
 import { meta, standardHeaders } from './http.js';
 import { assertServerMessage } from './wire-schema.js';
 
@@ -35,7 +35,7 @@ export interface OpenStreamOptions {
   headers?: Record<string, string | undefined>;
 }
 
-export class StreamEnded extends Error {}
+export { StreamEnded } from './message-reader.js';
 
 /** POSTs `method` with `params` (given a valid `_meta` unless they carry one) and returns once the response headers are in. */
 export async function openStream(
@@ -59,83 +59,24 @@ export async function openStream(
     signal: controller.signal,
   });
 
-  const messages: WireMessage[] = [];
-  let taken = 0;
-  let finished = false;
-  let failure: unknown;
-  const waiters: Array<() => void> = [];
-  const wake = (): void => {
-    for (const w of waiters.splice(0)) w();
-  };
-
   const contentType = res.headers.get('content-type') ?? '';
-  const ended = (async () => {
-    try {
-      if (!contentType.includes('text/event-stream')) {
-        const text = await res.text();
-        if (text) {
-          const m = JSON.parse(text) as WireMessage;
-          assertServerMessage(m, method);
-          messages.push(m);
-        }
-        return;
-      }
-      const parser = createParser({
-        onEvent: (event) => {
-          const m = JSON.parse(event.data) as WireMessage;
-          try {
-            assertServerMessage(m, method);
-          } catch (error) {
-            failure ??= error;
-          }
-          messages.push(m);
-          wake();
-        },
-      });
-      const reader = res.body!.getReader();
-      const decoder = new TextDecoder();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } catch (error) {
-      // A client-side close aborts the read; anything else is a real failure.
-      if (!controller.signal.aborted) failure ??= error;
-    } finally {
-      finished = true;
-      wake();
-    }
-  })();
-
-  const waitFor = async (predicate: (m: WireMessage) => boolean): Promise<{ match: WireMessage; skipped: WireMessage[] }> => {
-    const skipped: WireMessage[] = [];
-    for (;;) {
-      if (failure) throw failure;
-      while (taken < messages.length) {
-        const m = messages[taken++]!;
-        if (predicate(m)) return { match: m, skipped };
-        skipped.push(m);
-      }
-      if (finished) throw new StreamEnded(`stream ended; skipped ${JSON.stringify(skipped)}`);
-      await new Promise<void>((resolve) => waiters.push(resolve));
-    }
-  };
+  const reader = readMessages<WireMessage>(res, controller.signal, (m) => assertServerMessage(m, method));
+  const failure = (): unknown => reader.failure() ?? (reader.rawText() ? new Error(`not JSON-RPC: ${reader.rawText()}`) : undefined);
 
   return {
     status: res.status,
     contentType,
-    messages,
-    next: async () => (await waitFor(() => true)).match,
-    nextMatching: waitFor,
+    messages: reader.messages,
+    next: async () => (await reader.waitFor(() => true)).match,
+    nextMatching: (predicate) => reader.waitFor(predicate),
     get ended() {
       // Built on access so that an unobserved failure is not an unhandled rejection.
-      return ended.then(() => {
-        if (failure) throw failure;
+      return reader.done.then(() => {
+        if (failure()) throw failure();
       });
     },
     assertValid: () => {
-      if (failure) throw failure;
+      if (failure()) throw failure();
     },
     close: () => controller.abort(),
   };
