@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startExampleServer, stopAll, type Background } from '../helpers/cli.js';
+import { stopAll } from '../helpers/child-processes.js';
+import { runCli, startExampleServer, type Background } from '../helpers/cli.js';
 
 let example: { url: string; server: Background };
 const dir = mkdtempSync(join(tmpdir(), 'tessera-answers-'));

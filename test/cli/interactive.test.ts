@@ -7,13 +7,14 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtFixture, KEY, startExampleServer, startServe, stopAll, TerminalSession, type Background } from '../helpers/cli.js';
+import { compiledFixture, stopAll } from '../helpers/child-processes.js';
+import { KEY, startExampleServer, startServe, TerminalSession, type Background } from '../helpers/cli.js';
 
 let example: { url: string; server: Background };
 let demo: { url: string; server: Background };
 
 beforeAll(async () => {
-  [example, demo] = await Promise.all([startExampleServer(), startServe([builtFixture('cli-demo-server')])]);
+  [example, demo] = await Promise.all([startExampleServer(), startServe([compiledFixture('cli-demo-server')])]);
 });
 
 afterAll(() => {
@@ -207,7 +208,7 @@ describe('URL and sampling questions of the example server', () => {
 
 describe('the official TypeScript SDK v2 server, spawned over stdio', () => {
   it('asks its two questions in the terminal', async () => {
-    const session = new TerminalSession(['call', 'profile', 'greeting=Hello', '--', process.execPath, builtFixture('official-sdk-server'), '--stdio']);
+    const session = new TerminalSession(['call', 'profile', 'greeting=Hello', '--', process.execPath, compiledFixture('official-sdk-server'), '--stdio']);
     try {
       await session.waitFor('What is your name?');
       await session.waitFor('Cancel');

@@ -10,7 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtFixture, runCli, startOfficialServer, stopAll, type Background } from '../helpers/cli.js';
+import { compiledFixture, stopAll } from '../helpers/child-processes.js';
+import { runCli, startOfficialServer, type Background } from '../helpers/cli.js';
 
 const EXPECTED = 'Hello Ada, your favourite color is teal.\n';
 let modern: { url: string; server: Background };
@@ -45,12 +46,12 @@ describe('the official SDK 2026-07-28 server', () => {
   });
 
   it('over stdio, spawned after "--"', async () => {
-    const run = await runCli(['call', 'profile', 'greeting=Hello', '--answers', byKey, '--', process.execPath, builtFixture('official-sdk-server'), '--stdio']);
+    const run = await runCli(['call', 'profile', 'greeting=Hello', '--answers', byKey, '--', process.execPath, compiledFixture('official-sdk-server'), '--stdio']);
     expect(run).toMatchObject({ code: 0, stdout: EXPECTED });
   });
 
   it('lists its tools over stdio', async () => {
-    const run = await runCli(['list', '--', process.execPath, builtFixture('official-sdk-server'), '--stdio']);
+    const run = await runCli(['list', '--', process.execPath, compiledFixture('official-sdk-server'), '--stdio']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('echo text=<string>');
     expect(run.stdout).toContain('profile greeting=<string>');
@@ -59,7 +60,7 @@ describe('the official SDK 2026-07-28 server', () => {
   it('over stdio: an unanswered second question fails with exit 2', async () => {
     const file = join(dir, 'name-only.json');
     writeFileSync(file, JSON.stringify({ name: { name: 'Ada' } }));
-    const run = await runCli(['call', 'profile', 'greeting=Hello', '--answers', file, '--', process.execPath, builtFixture('official-sdk-server'), '--stdio']);
+    const run = await runCli(['call', 'profile', 'greeting=Hello', '--answers', file, '--', process.execPath, compiledFixture('official-sdk-server'), '--stdio']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('The server asked "color" ("What is your favourite color?")');
     expect(run.stdout).toBe('');

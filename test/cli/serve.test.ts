@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, KeyRing, generateStateKey } from 'tessera';
-import { Background, builtFixture, cliPath, ROOT, runCli, startServe, stopAll } from '../helpers/cli.js';
+import { compiledFixture, ROOT, stopAll } from '../helpers/child-processes.js';
+import { Background, cliPath, runCli, startServe } from '../helpers/cli.js';
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'tessera-serve-')));
 const INDEX = pathToFileURL(`${ROOT}dist/src/index.js`).href;
@@ -59,7 +60,7 @@ async function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  demoModule = builtFixture('cli-demo-server');
+  demoModule = compiledFixture('cli-demo-server');
   demo = await startServe([demoModule, '--keys', generateStateKey('kflag')]);
 });
 

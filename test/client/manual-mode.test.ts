@@ -15,7 +15,7 @@ import { expectRequestMeta, expectRetry } from '../helpers/client-rules.js';
 import { startHttp } from '../helpers/http.js';
 import { startScriptedHttp, type Json, type Responder, type ScriptedHttp } from '../helpers/scripted-http.js';
 import { scriptedLink, type ScriptedLink } from '../helpers/scripted-link.js';
-import { compiledFixture } from '../helpers/stdio-child.js';
+import { compiledFixture } from '../helpers/child-processes.js';
 
 const INFO = { name: 'manual-tests', version: '2.0.0' };
 const NAME_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };

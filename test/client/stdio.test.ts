@@ -12,7 +12,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StdioClientTransport, TransportError, type ClientOptions } from '../../src/index.js';
 import { expectRequestMeta, expectRetry } from '../helpers/client-rules.js';
 import type { Json } from '../helpers/scripted-http.js';
-import { compiledFixture } from '../helpers/stdio-child.js';
+import { compiledFixture } from '../helpers/child-processes.js';
 
 const INFO = { name: 'stdio-client-tests', version: '0.3.0' };
 

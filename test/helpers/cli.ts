@@ -7,58 +7,25 @@
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readdirSync } from 'node:fs';
 import { spawn as spawnPty, type IPty } from '@lydell/node-pty';
+import { compiledFile, compiledFixture, forgetPid, ROOT, stopPid, trackPid } from './child-processes.js';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const GUARD_MS = 25_000;
-
-/** A compiled file, or a clear instruction when it is missing or older than its sources. */
-function compiled(relative: string, sources: string[]): string {
-  const file = `${ROOT}dist/${relative}`;
-  if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first (\`npm test\` builds before testing)`);
-  const built = statSync(file).mtimeMs;
-  for (const source of sources) {
-    if (existsSync(source) && statSync(source).mtimeMs > built) throw new Error(`${file} is older than ${source}: run \`npm run build\` again`);
-  }
-  return file;
-}
 
 export function cliPath(): string {
   const dir = `${ROOT}src/cli/`;
-  return compiled('src/cli/main.js', readdirSync(dir).map((f) => dir + f));
-}
-
-export function builtFixture(name: string): string {
-  return compiled(`fixtures/${name}.js`, [`${ROOT}fixtures/${name}.ts`]);
+  return compiledFile('src/cli/main.js', readdirSync(dir).map((f) => dir + f));
 }
 
 export function builtExample(name: string): string {
-  return compiled(`examples/${name}.js`, [`${ROOT}examples/${name}.ts`]);
+  return compiledFile(`examples/${name}.js`, [`${ROOT}examples/${name}.ts`]);
 }
 
 /** Removes colours and cursor movements, keeping the text a person would read. */
 export function stripAnsi(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[78]|\x1b\][^\x07]*\x07/g, '');
-}
-
-const children = new Set<number>();
-
-export function stopPid(pid: number | undefined): void {
-  if (pid === undefined) return;
-  children.delete(pid);
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-/** Stops every child these helpers started that is still running (afterAll). */
-export function stopAll(): void {
-  for (const pid of [...children]) stopPid(pid);
 }
 
 export interface CliRun {
@@ -74,7 +41,7 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
     env: { ...process.env, NO_COLOR: '1', ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  if (child.pid !== undefined) children.add(child.pid);
+  trackPid(child.pid);
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (t: string) => (stdout += t));
@@ -88,7 +55,7 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
     }, GUARD_MS);
     child.on('close', (code) => {
       clearTimeout(guard);
-      if (child.pid !== undefined) children.delete(child.pid);
+      forgetPid(child.pid);
       resolve({ code, stdout, stderr });
     });
   });
@@ -101,7 +68,7 @@ export class Background {
   readonly exited: Promise<number | null>;
 
   constructor(readonly proc: ChildProcess) {
-    if (proc.pid !== undefined) children.add(proc.pid);
+    trackPid(proc.pid);
     proc.stdout?.setEncoding('utf8').on('data', (t: string) => (this.stdout += t));
     proc.stderr?.setEncoding('utf8').on('data', (t: string) => (this.stderr += t));
     this.exited = new Promise((resolve) => proc.on('exit', (code) => resolve(code)));
@@ -133,7 +100,7 @@ export async function startExampleServer(): Promise<{ url: string; server: Backg
 
 /** An official-SDK fixture over HTTP on a free port (it prints "listening <url>" on stderr). */
 export async function startOfficialServer(name: 'official-sdk-server' | 'official-sdk-legacy-server'): Promise<{ url: string; server: Background }> {
-  const server = new Background(spawn(process.execPath, [builtFixture(name), '--port', '0'], { cwd: ROOT }));
+  const server = new Background(spawn(process.execPath, [compiledFixture(name), '--port', '0'], { cwd: ROOT }));
   const [, url] = await server.waitFor(/listening (http:\/\/\S+)/);
   return { url: url!, server };
 }
@@ -161,10 +128,10 @@ export class TerminalSession {
       cwd: options.cwd ?? ROOT,
       env: { ...process.env, FORCE_COLOR: '1', ...options.env } as Record<string, string>,
     });
-    children.add(this.term.pid);
+    trackPid(this.term.pid);
     this.term.onData((data) => (this.raw += data));
     this.exited = new Promise((resolve) => this.term.onExit(({ exitCode }) => {
-      children.delete(this.term.pid);
+      forgetPid(this.term.pid);
       resolve(exitCode);
     }));
   }

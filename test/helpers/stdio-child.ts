@@ -5,26 +5,10 @@
  */
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from './child-processes.js';
 import { assertServerMessage } from './wire-schema.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 export type Message = Record<string, unknown>;
-
-/** Fails with a clear instruction when a compiled fixture is missing or older than its source. */
-export function compiledFixture(name: string): string {
-  const compiled = `${ROOT}dist/fixtures/${name}.js`;
-  const source = `${ROOT}fixtures/${name}.ts`;
-  if (!existsSync(compiled)) {
-    throw new Error(`${compiled} is missing: run \`npm run build\` first (\`npm test\` builds before testing)`);
-  }
-  if (existsSync(source) && statSync(source).mtimeMs > statSync(compiled).mtimeMs) {
-    throw new Error(`${compiled} is older than ${source}: run \`npm run build\` again`);
-  }
-  return compiled;
-}
 
 export class StdioChild {
   readonly proc: ChildProcessWithoutNullStreams;

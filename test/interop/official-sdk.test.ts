@@ -18,9 +18,6 @@
  * tool error, which shows up here as a wrong final text.
  */
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as OfficialClient, StreamableHTTPClientTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -34,8 +31,8 @@ import {
   type JsonRpcResponse,
   type TransportRequestOptions,
 } from 'tessera';
+import { compiledFixture, ROOT, startHttpFixture, stopAll, stopPid, type HttpFixture } from '../helpers/child-processes.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VERSION = '2026-07-28';
 const ARGS = { greeting: 'Hello' };
 const ANSWERS: Record<string, string> = { name: 'Ada', color: 'teal' };
@@ -50,51 +47,14 @@ function isObject(value: unknown): value is Json {
 
 /* ---------------- processes ---------------- */
 
-/** The compiled fixture, or a clear instruction when it is missing or stale. */
-function compiledFixture(name: string): string {
-  const compiled = `${ROOT}dist/fixtures/${name}.js`;
-  const source = `${ROOT}fixtures/${name}.ts`;
-  if (!existsSync(compiled)) {
-    throw new Error(`${compiled} is missing: run \`npm run build\` first (\`npm test\` builds before testing)`);
-  }
-  if (statSync(source).mtimeMs > statSync(compiled).mtimeMs) {
-    throw new Error(`${compiled} is older than ${source}: run \`npm run build\` again`);
-  }
-  return compiled;
-}
-
-/** Every child this file started, by PID, so afterAll can stop whatever is left. */
-const pids = new Set<number>();
 /** stderr of every child, for failure messages. */
-const stderrOf = new Map<string, string>();
+const stderrOf = new Map<string, () => string>();
 
-function stopPid(pid: number | null | undefined): void {
-  if (pid === null || pid === undefined) return;
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-/** Starts an HTTP fixture on a free port and resolves with the URL it prints on stderr. */
-async function startHttpFixture(name: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [compiledFixture(name), '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (child.pid !== undefined) pids.add(child.pid);
+/** Appends a stdio child's stderr to the failure messages. */
+function collectStderr(name: string): (text: string) => void {
   let stderr = '';
-  let stdout = '';
-  child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-      stderrOf.set(name, stderr);
-      const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('error', reject);
-    child.once('exit', (code, signal) => reject(new Error(`${name} exited (${signal ?? code}) before listening; stderr: ${stderr}; stdout: ${stdout}`)));
-  });
-  return { url, child };
+  stderrOf.set(name, () => stderr);
+  return (text) => (stderr += text);
 }
 
 /** A command line that runs a fixture in stdio mode. */
@@ -295,19 +255,21 @@ interface Direction {
 const officialHttpBodies: Json[] = [];
 const officialHttpHeaders: Array<Record<string, string>> = [];
 
-let officialHttp: { url: string; child: ChildProcess } | undefined;
-let tesseraHttp: { url: string; child: ChildProcess } | undefined;
+let officialHttp: HttpFixture | undefined;
+let tesseraHttp: HttpFixture | undefined;
 const sessions: Session[] = [];
 const stdioPids: Array<() => number | null | undefined> = [];
 
 beforeAll(async () => {
   [officialHttp, tesseraHttp] = await Promise.all([startHttpFixture('official-sdk-server'), startHttpFixture('tessera-interop-server')]);
+  stderrOf.set('official-sdk-server', officialHttp.stderr);
+  stderrOf.set('tessera-interop-server', tesseraHttp.stderr);
 });
 
 afterAll(async () => {
   await Promise.allSettled(sessions.map((s) => s.close()));
   for (const pid of stdioPids) stopPid(pid());
-  for (const pid of pids) stopPid(pid);
+  stopAll();
 });
 
 const directions: Direction[] = [
@@ -320,11 +282,7 @@ const directions: Direction[] = [
     open: async () => {
       const transport = new StdioClientTransport({ ...stdioCommand('official-sdk-server'), cwd: ROOT, stderr: 'pipe' });
       stdioPids.push(() => transport.process.pid);
-      let stderr = '';
-      transport.process.stderr?.setEncoding('utf8').on('data', (text: string) => {
-        stderr += text;
-        stderrOf.set('official-sdk-server --stdio', stderr);
-      });
+      transport.process.stderr?.setEncoding('utf8').on('data', collectStderr('official-sdk-server --stdio'));
       return tesseraSession('tessera→official stdio', transport);
     },
   },
@@ -346,11 +304,8 @@ const directions: Direction[] = [
     open: () => {
       const transport = new OfficialStdioClientTransport({ ...stdioCommand('tessera-interop-server'), cwd: ROOT, stderr: 'pipe' });
       stdioPids.push(() => transport.pid);
-      let stderr = '';
-      transport.stderr?.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString('utf8');
-        stderrOf.set('tessera-interop-server --stdio', stderr);
-      });
+      const append = collectStderr('tessera-interop-server --stdio');
+      transport.stderr?.on('data', (chunk: Buffer) => append(chunk.toString('utf8')));
       return officialSession('official→tessera stdio', transport);
     },
   },
@@ -374,7 +329,7 @@ for (const direction of directions) {
     it('runs an MRTR tool that asks twice, answered by the client handlers', async () => {
       const result = await session.callTool('profile', ARGS);
       finalTexts.set(direction.label, result.text);
-      expect(result, `servers' stderr: ${JSON.stringify(Object.fromEntries(stderrOf))}`).toMatchObject({ isError: false, text: EXPECTED });
+      expect(result, `servers' stderr: ${JSON.stringify(Object.fromEntries([...stderrOf].map(([name, stderr]) => [name, stderr()])))}`).toMatchObject({ isError: false, text: EXPECTED });
       expect(session.asked).toEqual(QUESTIONS);
     });
 

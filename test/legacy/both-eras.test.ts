@@ -17,17 +17,15 @@
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as OfficialClient, StreamableHTTPClientTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client, LinkClientTransport, streamLink, type MessageLink } from 'tessera';
-import { compiledFixture } from '../helpers/stdio-child.js';
+import { compiledFixture, ROOT, startHttpFixture, stopAll, stopPid, trackPid, type HttpFixture } from '../helpers/child-processes.js';
 import { assertServerMessage } from '../helpers/wire-schema.js';
 import { assertClientMessage2025, assertServerMessage2025 } from '../helpers/wire-schema-2025.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURE = 'tessera-interop-server';
 const ARGS = { greeting: 'Hello' };
 const ANSWERS: Record<string, string> = { name: 'Ada', color: 'teal' };
@@ -50,37 +48,9 @@ function answerForm(requestedSchema: unknown): { action: 'accept'; content: Reco
 
 /* ---------------- processes (stopped by PID) ---------------- */
 
-const pids = new Set<number>();
-
-function stopPid(pid: number | null | undefined): void {
-  if (pid === null || pid === undefined) return;
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
-
-async function startHttpFixture(): Promise<{ url: string; child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, [compiledFixture(FIXTURE), '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (child.pid !== undefined) pids.add(child.pid);
-  let stderr = '';
-  child.stdout!.resume();
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-      const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('error', reject);
-    child.once('exit', (code, signal) => reject(new Error(`${FIXTURE} exited (${signal ?? code}) before listening; stderr: ${stderr}`)));
-  });
-  return { url, child, stderr: () => stderr };
-}
-
 function spawnStdioFixture(): ChildProcess {
   const child = spawn(process.execPath, [compiledFixture(FIXTURE), '--stdio'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-  if (child.pid !== undefined) pids.add(child.pid);
+  trackPid(child.pid);
   child.stderr!.resume();
   child.stdin!.on('error', () => undefined);
   return child;
@@ -211,7 +181,7 @@ function readTool(raw: unknown): { text: string | undefined; isError: boolean; r
   return { text: isObject(first) && first.type === 'text' && typeof first.text === 'string' ? first.text : undefined, isError: isObject(raw) && raw.isError === true, raw };
 }
 
-let http: { url: string; child: ChildProcess; stderr: () => string } | undefined;
+let http: HttpFixture | undefined;
 const closers: Array<() => Promise<void>> = [];
 
 function tesseraRun(label: string, era: 'modern' | 'legacy' | 'auto', transport: 'http' | 'stdio', expectEra: Era): Run {
@@ -275,8 +245,7 @@ function officialRun(label: string, era: Era, transport: 'http' | 'stdio'): Run 
       recordOfficialTransport(official, wire);
       await client.connect(official);
       if (official instanceof OfficialStdioClientTransport) {
-        const pid = official.pid;
-        if (pid !== null) pids.add(pid);
+        trackPid(official.pid);
       }
       closers.push(() => client.close());
       return {
@@ -302,12 +271,12 @@ for (const transport of ['http', 'stdio'] as const) {
 const finalTexts = new Map<string, string | undefined>();
 
 beforeAll(async () => {
-  http = await startHttpFixture();
+  http = await startHttpFixture(FIXTURE);
 });
 
 afterAll(async () => {
   await Promise.allSettled(closers.map((close) => close()));
-  for (const pid of pids) stopPid(pid);
+  stopAll();
 });
 
 for (const run of runs) {

@@ -18,8 +18,6 @@
  * Real HTTP on 127.0.0.1 and real child processes (stopped by PID).
  */
 
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ask, Client, generateStateKey, McpError, McpServer, StdioClientTransport, type ClientOptions, type RunningHttpServer } from '../../src/index.js';
@@ -27,10 +25,9 @@ import { startHttp } from '../helpers/http.js';
 import { quietLogger } from '../helpers/results.js';
 import { startScriptedHttp } from '../helpers/scripted-http.js';
 import { PRIMING_EVENT_ID, SCRIPTED_SESSION_ID, startScriptedLegacyHttp, type ScriptedLegacyHttp } from '../helpers/scripted-legacy-http.js';
-import { compiledFixture } from '../helpers/stdio-child.js';
+import { compiledFixture, ROOT, startHttpFixture, stopAll, trackPid } from '../helpers/child-processes.js';
 import { assertClientMessage2025 } from '../helpers/wire-schema-2025.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXPECTED = 'Hello Ada, your favourite color is teal.';
 const ANSWERS: Record<string, string> = { name: 'Ada', color: 'teal' };
 
@@ -38,43 +35,16 @@ type Json = Record<string, any>;
 
 /* ---------------- processes and clients, cleaned up by PID ---------------- */
 
-const pids = new Set<number>();
 const clients: Client[] = [];
-
-function stopPid(pid: number | null | undefined): void {
-  if (pid === null || pid === undefined) return;
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
 
 afterAll(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
-  for (const pid of pids) stopPid(pid);
+  stopAll();
 });
-
-async function startHttpFixture(name: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [compiledFixture(name), '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (child.pid !== undefined) pids.add(child.pid);
-  let stderr = '';
-  child.stdout!.resume();
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-      stderr += text;
-      const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stderr);
-      if (match) resolve(match[1]!);
-    });
-    child.once('error', reject);
-    child.once('exit', (code, signal) => reject(new Error(`${name} exited (${signal ?? code}) before listening; stderr: ${stderr}`)));
-  });
-  return { url, child };
-}
 
 function stdioTransport(fixture: string, args: string[] = []): StdioClientTransport {
   const transport = new StdioClientTransport({ command: process.execPath, args: [compiledFixture(fixture), ...args], cwd: ROOT, stderr: 'ignore' });
-  if (transport.process.pid !== undefined) pids.add(transport.process.pid);
+  trackPid(transport.process.pid);
   return transport;
 }
 

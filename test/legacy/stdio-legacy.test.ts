@@ -11,7 +11,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EraStdioChild, type Json } from '../helpers/legacy-stdio.js';
-import { compiledFixture } from '../helpers/stdio-child.js';
+import { compiledFixture } from '../helpers/child-processes.js';
 import { modernFieldsOf } from '../helpers/wire-schema-2025.js';
 
 const EXPECTED = 'Hello Ada, your favourite color is teal.';

@@ -7,7 +7,8 @@
 
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { meta } from '../helpers/http.js';
-import { compiledFixture, StdioChild } from '../helpers/stdio-child.js';
+import { compiledFixture } from '../helpers/child-processes.js';
+import { StdioChild } from '../helpers/stdio-child.js';
 
 let script: string;
 beforeAll(() => {
