@@ -54,7 +54,7 @@ import {
   wizardText,
 } from '../tools/catalog.js';
 import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
-import { nodeListener } from './official-http-adapter.js';
+import { nodeListener } from '../../fixtures/official-http-adapter.js';
 
 const { values } = parseArgs({
   options: {
@@ -187,7 +187,7 @@ if (values.stdio) {
   serveStdio(() => makeServer(), { legacy: 'reject', onerror });
 } else {
   const handler = createMcpHandler(() => makeServer(), { legacy: 'reject', responseMode, onerror });
-  const server = createServer(nodeListener(handler));
+  const server = createServer(nodeListener(handler, 'official-bench'));
   server.keepAliveTimeout = 65_000; // as Tessera's serveHttp: the load generator's connections stay open
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   await serveDiagnostics(() => ({ reservations: reservations.count }));
