@@ -27,10 +27,32 @@ import { HTTP_SYSTEMS, SYSTEM_ORDER, type SystemId } from './systems.js';
 const PHASES = ['http', 'stdio', 'seal', 'memory'] as const;
 type Phase = (typeof PHASES)[number];
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
+const USAGE = `usage: npm run bench [-- --quick] [-- --only ${PHASES.join(',')}]
+  --quick        a one-minute smoke run (fewer, shorter rounds)
+  --only LIST    run only these phases (comma-separated)`;
+
+function options(): { quick: boolean; only?: string | undefined; help: boolean } {
+  try {
+    return parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } } }).values;
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+
+const values = options();
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const config = values.quick ? QUICK : FULL;
 const phases = new Set<Phase>(values.only ? (values.only.split(',') as Phase[]) : PHASES);
-for (const phase of phases) if (!PHASES.includes(phase)) throw new Error(`--only takes ${PHASES.join(', ')}`);
+for (const phase of phases) {
+  if (!PHASES.includes(phase)) {
+    process.stderr.write(`--only: unknown phase '${phase}'\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
 
 // From dist/bench/run.js to the repository's bench/results/.
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
