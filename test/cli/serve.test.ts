@@ -71,7 +71,9 @@ afterAll(() => {
 });
 
 describe('tessera serve over HTTP', () => {
-  it('says how to connect, with the exact tessera call to try', () => {
+  it('says how to connect, with the exact tessera call to try', async () => {
+    // startServe returns at the URL line; the hints are separate writes that may arrive later.
+    await demo.server.waitFor(/List: {5}npx tessera list/);
     expect(demo.server.stderr).toContain(`tessera: serving "cli-demo" 1.2.3 on ${demo.url}`);
     expect(demo.server.stderr).toContain(`Try it:   npx tessera call ${demo.url} echo_args`);
     expect(demo.server.stderr).toContain(`List:     npx tessera list ${demo.url}`);
