@@ -19,6 +19,7 @@
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Changes } from './changes.js';
 
 export type Json = Record<string, any>;
 
@@ -52,7 +53,7 @@ function event(message: Json, id?: string): string {
 
 export async function startScriptedLegacyHttp(): Promise<ScriptedLegacyHttp> {
   const seen: SeenHttp[] = [];
-  const waiters: Array<() => void> = [];
+  const changes = new Changes();
   const answerWaiters = new Map<string, (message: Json) => void>();
   const openStreams = new Set<ServerResponse>();
   /** The tools/call whose response waits for a resumption GET. */
@@ -60,7 +61,7 @@ export async function startScriptedLegacyHttp(): Promise<ScriptedLegacyHttp> {
 
   const record = (entry: SeenHttp): void => {
     seen.push(entry);
-    for (const w of waiters.splice(0)) w();
+    changes.changed();
   };
 
   const answerOf = (id: string): Promise<Json> => new Promise((resolve) => answerWaiters.set(id, resolve));
@@ -199,22 +200,7 @@ export async function startScriptedLegacyHttp(): Promise<ScriptedLegacyHttp> {
     url: `http://127.0.0.1:${port}/mcp`,
     seen,
     answers: () => seen.filter((s) => s.method === 'POST' && s.message && typeof s.message.method !== 'string' && 'id' in s.message).map((s) => s.message!),
-    async waitFor(what, check, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = seen.find(check);
-        if (found) return found;
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`gave up waiting for ${what}`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          waiters.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
-    },
+    waitFor: (what, check, timeoutMs = 10_000) => changes.until(what, () => seen.find(check), timeoutMs),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

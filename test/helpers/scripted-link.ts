@@ -6,6 +6,7 @@
  */
 
 import { createLinkPair, LinkClientTransport } from '../../src/index.js';
+import { Changes } from './changes.js';
 import type { Json } from './scripted-http.js';
 
 export interface LinkPeer {
@@ -31,7 +32,7 @@ export interface ScriptedLink {
 export function scriptedLink(responder: LinkResponder): ScriptedLink {
   const [clientEnd, serverEnd] = createLinkPair();
   const received: Json[] = [];
-  const waiters: Array<() => void> = [];
+  const changes = new Changes();
   const peer: LinkPeer = {
     send: (message) => serverEnd.send(message as never),
     result: (request, result) => serverEnd.send({ jsonrpc: '2.0', id: request.id, result } as never),
@@ -39,7 +40,7 @@ export function scriptedLink(responder: LinkResponder): ScriptedLink {
   };
   serverEnd.onMessage((message) => {
     received.push(message as Json);
-    for (const w of waiters.splice(0)) w();
+    changes.changed();
     if (typeof (message as Json).method === 'string' && 'id' in (message as Json)) void responder(message as Json, peer);
   });
   const transport = new LinkClientTransport(clientEnd, 'memory');
@@ -48,22 +49,7 @@ export function scriptedLink(responder: LinkResponder): ScriptedLink {
     received,
     requests: () => received.filter((m) => 'id' in m && typeof m.method === 'string'),
     notifications: () => received.filter((m) => !('id' in m)),
-    async waitFor(what, check, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = received.find(check);
-        if (found) return found;
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`gave up waiting for ${what}`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          waiters.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
-    },
+    waitFor: (what, check, timeoutMs = 10_000) => changes.until(what, () => received.find(check), timeoutMs),
     close: () => serverEnd.close(),
   };
 }

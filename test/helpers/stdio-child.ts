@@ -6,6 +6,7 @@
 
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { ROOT } from './child-processes.js';
+import { Changes } from './changes.js';
 import { assertServerMessage } from './wire-schema.js';
 
 export type Message = Record<string, unknown>;
@@ -23,7 +24,7 @@ export class StdioChild {
 
   private pending = '';
   private readonly methods = new Map<unknown, string>();
-  private waiters: Array<() => void> = [];
+  private readonly changes = new Changes();
 
   constructor(script: string, args: string[] = []) {
     this.proc = spawn(process.execPath, [script, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -32,12 +33,12 @@ export class StdioChild {
     this.proc.stdout.on('data', (text: string) => this.onStdout(text));
     this.proc.stderr.on('data', (text: string) => {
       this.stderr += text;
-      this.wake();
+      this.changes.changed();
     });
     // Writing to a child that already exited must not crash the test run.
     this.proc.stdin.on('error', () => undefined);
     this.exited = new Promise((resolve) => this.proc.on('exit', (code, signal) => resolve({ code, signal })));
-    void this.exited.then(() => this.wake());
+    void this.exited.then(() => this.changes.changed());
   }
 
   private onStdout(text: string): void {
@@ -61,18 +62,12 @@ export class StdioChild {
       }
       this.messages.push(message);
     }
-    this.wake();
+    this.changes.changed();
   }
 
   /** Checks one message the server wrote; throws with the reason when it is not valid wire. */
   protected validate(message: Message): void {
     assertServerMessage(message, this.methods.get(message.id));
-  }
-
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
   }
 
   /** Writes raw text to stdin (no newline added). */
@@ -87,22 +82,13 @@ export class StdioChild {
   }
 
   /** Resolves once `check` returns a value; rejects after `timeoutMs` (a guard against hangs, not a performance bound). */
-  async until<T>(what: string, check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+  until<T>(what: string, check: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+    const checkWhileRunning = (): T | undefined => {
       const value = check();
-      if (value !== undefined) return value;
-      if (this.proc.exitCode !== null || this.proc.signalCode !== null) throw new Error(`the server exited while waiting for ${what}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`gave up waiting for ${what}; stderr: ${this.stderr}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
+      if (value === undefined && (this.proc.exitCode !== null || this.proc.signalCode !== null)) throw new Error(`the server exited while waiting for ${what}`);
+      return value;
+    };
+    return this.changes.until(what, checkWhileRunning, timeoutMs, () => `stderr: ${this.stderr}`);
   }
 
   response(id: string | number): Promise<Message> {
