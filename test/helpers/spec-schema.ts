@@ -15,6 +15,8 @@ export interface SpecSchema {
   errors(def: string, value: unknown): string | undefined;
   /** Request and notification definitions, by the `method` const they carry. */
   byMethod: ReadonlyMap<string, string>;
+  /** The result definition of a request method: `XRequest` answers with `XResult`, or with `EmptyResult` where the schema has no `XResult`. */
+  resultFor(method: string): string | undefined;
 }
 
 export function loadSpecSchema(file: 'schema-2026-07-28.json' | 'schema-2025-11-25.json'): SpecSchema {
@@ -31,6 +33,13 @@ export function loadSpecSchema(file: 'schema-2026-07-28.json' | 'schema-2025-11-
   }
   return {
     byMethod,
+    resultFor(method) {
+      const request = byMethod.get(method);
+      if (!request?.endsWith('Request')) return undefined;
+      const result = `${request.slice(0, -'Request'.length)}Result`;
+      if (schema.$defs[result]) return result;
+      return schema.$defs.EmptyResult ? 'EmptyResult' : undefined;
+    },
     errors(def, value) {
       let fn = cache.get(def);
       if (!fn) {

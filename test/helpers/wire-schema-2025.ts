@@ -14,34 +14,6 @@ const byMethod = spec.byMethod;
 /** Requests a 2025-11-25 server may send to its client. */
 const SERVER_REQUESTS = new Set(['ping', 'sampling/createMessage', 'roots/list', 'elicitation/create']);
 
-/** Result definition of each request a client sends, by method. */
-const SERVER_RESULT_FOR: Record<string, string> = {
-  initialize: 'InitializeResult',
-  ping: 'EmptyResult',
-  'logging/setLevel': 'EmptyResult',
-  'resources/subscribe': 'EmptyResult',
-  'resources/unsubscribe': 'EmptyResult',
-  'tools/list': 'ListToolsResult',
-  'tools/call': 'CallToolResult',
-  'prompts/list': 'ListPromptsResult',
-  'prompts/get': 'GetPromptResult',
-  'resources/list': 'ListResourcesResult',
-  'resources/templates/list': 'ListResourceTemplatesResult',
-  'resources/read': 'ReadResourceResult',
-  'completion/complete': 'CompleteResult',
-};
-
-/** Result definition of each request a server sends, by method. */
-const CLIENT_RESULT_FOR: Record<string, string> = {
-  ping: 'EmptyResult',
-  'sampling/createMessage': 'CreateMessageResult',
-  'roots/list': 'ListRootsResult',
-  'elicitation/create': 'ElicitResult',
-};
-
-/** Methods whose 2025-11-25 result is EmptyResult: answered with exactly `{}`. */
-export const EMPTY_RESULT_METHODS = new Set(['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe']);
-
 export class WireSchema2025Error extends Error {}
 
 function check(def: string, value: unknown, what: string): void {
@@ -89,9 +61,10 @@ export function assertServerMessage2025(message: unknown, method?: string): void
   if (result.resultType === 'input_required') {
     throw new WireSchema2025Error(`A 2025-11-25 response carries an InputRequiredResult (MRTR does not exist there): ${JSON.stringify(message)}`);
   }
-  const def = method ? SERVER_RESULT_FOR[method] : undefined;
+  const def = method ? spec.resultFor(method) : undefined;
   if (def) check(def, result, `${method} result`);
-  if (method && EMPTY_RESULT_METHODS.has(method) && Object.keys(result).length > 0) {
+  // EmptyResult's schema allows _meta and more; the 2025 SDKs expect exactly {}.
+  if (def === 'EmptyResult' && Object.keys(result).length > 0) {
     throw new WireSchema2025Error(`${method} must answer exactly {} at 2025-11-25, got ${JSON.stringify(result)}`);
   }
 }
@@ -115,7 +88,7 @@ export function assertClientMessage2025(message: unknown, method?: string): void
     return;
   }
   check('JSONRPCResultResponse', message, 'client result response');
-  const def = method ? CLIENT_RESULT_FOR[method] : undefined;
+  const def = method ? spec.resultFor(method) : undefined;
   if (def) check(def, message.result, `${method} result`);
 }
 

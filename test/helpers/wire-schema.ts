@@ -9,19 +9,6 @@ import { loadSpecSchema } from './spec-schema.js';
 const spec = loadSpecSchema('schema-2026-07-28.json');
 const byMethod = spec.byMethod;
 
-const RESULT_FOR: Record<string, string> = {
-  'server/discover': 'DiscoverResult',
-  'tools/list': 'ListToolsResult',
-  'tools/call': 'CallToolResult',
-  'prompts/list': 'ListPromptsResult',
-  'prompts/get': 'GetPromptResult',
-  'resources/list': 'ListResourcesResult',
-  'resources/templates/list': 'ListResourceTemplatesResult',
-  'resources/read': 'ReadResourceResult',
-  'completion/complete': 'CompleteResult',
-  'subscriptions/listen': 'SubscriptionsListenResult',
-};
-
 const ERROR_FOR: Record<number, string> = {
   [-32020]: 'HeaderMismatchError',
   [-32021]: 'MissingRequiredClientCapabilityError',
@@ -179,7 +166,7 @@ export function assertServerMessage(message: unknown, method?: string): void {
     taskCheck(result, method!);
     return;
   }
-  const def = method ? RESULT_FOR[method] : undefined;
+  const def = method ? spec.resultFor(method) : undefined;
   if (def) check(def, result, `${method} result`);
 }
 
