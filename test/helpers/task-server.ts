@@ -103,33 +103,22 @@ export function buildTaskServer(options: McpServerOptions = {}): TaskServer {
   // Uses ctx.task but does not take part in the extension: always inline.
   server.tool('inline_only', {}, (_args, ctx) => ctx.task(async (task) => `inline, taskId '${task.taskId}'`));
 
-  server.tool(
-    'short_ttl',
-    { input: z.object({ id: z.string() }), task: 'optional' },
-    ({ id }, ctx) =>
+  // Two lifetimes, to see each task keep its own ttlMs.
+  for (const [name, ttlMs, text] of [
+    ['short_ttl', 200, 'short'],
+    ['long_ttl', 1000, 'long'],
+  ] as const) {
+    server.tool(name, { input: z.object({ id: z.string() }), task: 'optional' }, ({ id }, ctx) =>
       ctx.task(
         async (task) => {
           record(id, task);
           await untilOpenOrAborted(gates.get(id), task.signal);
-          return 'short';
+          return text;
         },
-        { ttlMs: 200, pollIntervalMs: 50 },
+        { ttlMs, pollIntervalMs: 50 },
       ),
-  );
-
-  server.tool(
-    'long_ttl',
-    { input: z.object({ id: z.string() }), task: 'optional' },
-    ({ id }, ctx) =>
-      ctx.task(
-        async (task) => {
-          record(id, task);
-          await untilOpenOrAborted(gates.get(id), task.signal);
-          return 'long';
-        },
-        { ttlMs: 1000, pollIntervalMs: 50 },
-      ),
-  );
+    );
+  }
 
   // Asks during the task (inline: an ordinary input round).
   server.tool('confirm', { input: z.object({ id: z.string() }), task: 'optional' }, ({ id }, ctx) =>
