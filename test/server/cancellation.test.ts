@@ -3,21 +3,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpServer, type RunningHttpServer } from '../../src/index.js';
+import { deferred, type Deferred } from '../helpers/deferred.js';
 import { meta, rpc, startHttp } from '../helpers/http.js';
 import { quietLogger, resultOf } from '../helpers/results.js';
 import { openStream } from '../helpers/sse-stream.js';
 
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 /** What the test can see of one handler run, by key. */
 interface Probe {
-  started: ReturnType<typeof deferred>;
-  aborted: ReturnType<typeof deferred>;
-  release: ReturnType<typeof deferred>;
+  started: Deferred<void>;
+  aborted: Deferred<void>;
+  release: Deferred<void>;
   signal?: AbortSignal;
 }
 

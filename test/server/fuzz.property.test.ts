@@ -10,8 +10,9 @@ import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createFetchHandler, McpError, McpServer, type ServerLogger } from '../../src/index.js';
+import { createFetchHandler, McpError, McpServer } from '../../src/index.js';
 import { VERSION } from '../helpers/http.js';
+import { quietLogger } from '../helpers/results.js';
 import { assertServerMessage } from '../helpers/wire-schema.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -54,11 +55,10 @@ const OTHER_METHODS = ['initialize', 'ping', 'logging/setLevel', 'resources/subs
 /* The server under test                                               */
 /* ------------------------------------------------------------------ */
 
-const silent: ServerLogger = { error: () => undefined, warn: () => undefined };
 
 function buildServer(): McpServer {
   // The 2026-07-28 request path; the 2025-era lifecycle has its own tests.
-  const server = new McpServer({ name: 'fuzz', version: '1.0.0' }, { logger: silent, pageSize: 2, legacy: false });
+  const server = new McpServer({ name: 'fuzz', version: '1.0.0' }, { logger: quietLogger(), pageSize: 2, legacy: false });
   server.tool('echo', { input: z.object({ text: z.string(), times: z.number().int().min(1).max(3).optional() }) }, ({ text, times }) =>
     text.repeat(times ?? 1),
   );

@@ -5,21 +5,21 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpServer, type RunningHttpServer, type ServerLogger } from '../../src/index.js';
+import { McpServer, type RunningHttpServer } from '../../src/index.js';
 import { meta, rpc, startHttp, VERSION, type RpcOptions } from '../helpers/http.js';
 import { rawMcpPost, type RawReply } from '../helpers/raw-http.js';
+import { quietLogger } from '../helpers/results.js';
 import { assertServerMessage } from '../helpers/wire-schema.js';
 
 const PV = 'io.modelcontextprotocol/protocolVersion';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const INFO = 'io.modelcontextprotocol/clientInfo';
 
-const silent: ServerLogger = { error: () => undefined, warn: () => undefined };
 const sentinel = (text: string): string => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 
 /** Tools (one mirroring arguments into headers), a resource, and prompts (one with a non-ASCII name). */
 function fullServer(): McpServer {
-  const server = new McpServer({ name: 'gates', version: '1.0.0' }, { logger: silent });
+  const server = new McpServer({ name: 'gates', version: '1.0.0' }, { logger: quietLogger() });
   server.tool('echo', { description: 'Says ok' }, () => 'ok');
   server.tool(
     'mirror',
@@ -46,7 +46,7 @@ function fullServer(): McpServer {
 
 /** Tools only: no prompts, no resources, hence no completions either. */
 function toolsOnlyServer(): McpServer {
-  const server = new McpServer({ name: 'tools-only', version: '1.0.0' }, { logger: silent, logging: false });
+  const server = new McpServer({ name: 'tools-only', version: '1.0.0' }, { logger: quietLogger(), logging: false });
   server.tool('echo', { description: 'Says ok' }, () => 'ok');
   return server;
 }
@@ -458,7 +458,7 @@ describe('methods that do not exist here', () => {
   });
 
   it('on a modern-only server (legacy: false), rejects a legacy initialize POST (no modern headers, no _meta) with 400, naming the supported versions', async () => {
-    const modernOnly = await startHttp(new McpServer({ name: 'modern-only', version: '1.0.0' }, { logger: silent, legacy: false }));
+    const modernOnly = await startHttp(new McpServer({ name: 'modern-only', version: '1.0.0' }, { logger: quietLogger(), legacy: false }));
     const body = JSON.stringify({
       jsonrpc: '2.0',
       id: 'legacy-1',

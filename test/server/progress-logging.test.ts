@@ -2,6 +2,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer, type RequestContext, type RunningHttpServer } from '../../src/index.js';
+import { deferred, type Deferred } from '../helpers/deferred.js';
 import { meta, rpc, startHttp, type RpcReply } from '../helpers/http.js';
 import { call } from '../helpers/in-process.js';
 import { errorOf, quietLogger, resultOf } from '../helpers/results.js';
@@ -11,12 +12,6 @@ type Note = { method: string; params: Record<string, unknown> };
 
 function notes(reply: { messages: Record<string, unknown>[] }, method: string): Note[] {
   return reply.messages.filter((m) => m.method === method) as unknown as Note[];
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 /** A tool whose ctx the test keeps, to try sending notifications after the response. */
@@ -35,7 +30,7 @@ interface Built {
   server: McpServer;
   late: ReturnType<typeof lateSender>;
   /** Released by the test to let `gated` handlers finish. */
-  gate: ReturnType<typeof deferred>;
+  gate: Deferred<void>;
   /** Resolves once two `gated` handlers are in flight. */
   twoStarted: Promise<void>;
 }

@@ -7,22 +7,13 @@
 
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { createFetchHandler, McpServer, type ServerLogger } from '../../src/index.js';
+import { createFetchHandler, McpServer } from '../../src/index.js';
+import { deferred, type Deferred } from '../helpers/deferred.js';
 import { meta, standardHeaders } from '../helpers/http.js';
+import { quietLogger } from '../helpers/results.js';
 import { assertServerMessage } from '../helpers/wire-schema.js';
 
-const silent: ServerLogger = { error: () => undefined, warn: () => undefined };
 const ENDPOINT = 'http://127.0.0.1/mcp';
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve: (value: T) => void;
-}
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 /** Hooks the tests use to see inside the `wait` tool. */
 const waitStarted = new Map<string, Deferred<void>>();
@@ -34,7 +25,7 @@ const hook = <T>(map: Map<string, Deferred<T>>, tag: string): Deferred<T> => {
 };
 
 function buildServer(): McpServer {
-  const server = new McpServer({ name: 'fetch-handler', version: '1.0.0' }, { logger: silent });
+  const server = new McpServer({ name: 'fetch-handler', version: '1.0.0' }, { logger: quietLogger() });
   server.tool('echo', { description: 'Says ok' }, () => 'ok');
   server.tool('count', { description: 'Reports progress 1..3 of 3' }, (_args, ctx) => {
     for (const step of [1, 2, 3]) ctx.progress(step, { total: 3, message: `step ${step}` });

@@ -6,21 +6,12 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLinkPair, McpServer, serveLink, type MessageLink, type ServerLogger } from '../../src/index.js';
+import { createLinkPair, McpServer, serveLink, type MessageLink } from '../../src/index.js';
+import { deferred, type Deferred } from '../helpers/deferred.js';
 import { meta } from '../helpers/http.js';
+import { quietLogger } from '../helpers/results.js';
 import { assertServerMessage } from '../helpers/wire-schema.js';
 
-const silent: ServerLogger = { error: () => undefined, warn: () => undefined };
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve: (value: T) => void;
-}
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 type Message = Record<string, unknown>;
 
@@ -76,7 +67,7 @@ const hook = (map: Map<string, Deferred<void>>, tag: string): Deferred<void> => 
 };
 
 function buildServer(): McpServer {
-  const server = new McpServer({ name: 'memory', version: '1.0.0' }, { logger: silent });
+  const server = new McpServer({ name: 'memory', version: '1.0.0' }, { logger: quietLogger() });
   server.tool('echo', { input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }, (args) => String(args.text));
   server.tool('unserializable', { description: 'Returns a value JSON cannot carry' }, () => ({
     content: [{ type: 'text', text: 'has a BigInt' }],
