@@ -1,4 +1,4 @@
-/** Loads one of the official MCP JSON schemas (../shared/spec) for validating wire messages by definition name. */
+/** Loads one of the official MCP JSON schemas (vendored in test/spec, see its README) for validating wire messages by definition name. */
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ export interface SpecSchema {
 }
 
 export function loadSpecSchema(file: 'schema-2026-07-28.json' | 'schema-2025-11-25.json'): SpecSchema {
-  const path = fileURLToPath(new URL(`../../../shared/spec/${file}`, import.meta.url));
+  const path = fileURLToPath(new URL(`../spec/${file}`, import.meta.url));
   const schema = JSON.parse(readFileSync(path, 'utf8')) as { $defs: Record<string, { properties?: Record<string, { const?: string }> }> };
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);

@@ -1,7 +1,7 @@
 /**
  * Validates 2025-11-25-era messages (initialize handshake, sessions,
  * server-initiated requests) against the official 2025-11-25 JSON schema
- * (../shared/spec/schema-2025-11-25.json), plus the rules of that revision the
+ * (test/spec/schema-2025-11-25.json), plus the rules of that revision the
  * schema cannot express: no MRTR (`resultType: "input_required"`) and exactly
  * `{}` for the empty results (`ping`, `logging/setLevel`, `resources/(un)subscribe`).
  */

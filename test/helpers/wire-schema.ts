@@ -1,6 +1,6 @@
 /**
  * Validates messages the project sends against the official 2026-07-28 JSON
- * schema (../shared/spec), plus the MRTR invariants the schema cannot express,
+ * schema (test/spec), plus the MRTR invariants the schema cannot express,
  * and the Tasks extension's results (§14), which the core schema does not define.
  */
 
