@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     // Examples and fixtures import the package by name; tests run them from source.
-    alias: { tessera: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+    alias: { 'tessera-mcp': fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
   },
   test: {
     include: ['test/**/*.test.ts'],

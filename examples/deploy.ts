@@ -5,7 +5,7 @@
  */
 
 import { z } from 'zod';
-import { ask, type McpServer } from 'tessera';
+import { ask, type McpServer } from 'tessera-mcp';
 
 let deployments = 0;
 

@@ -7,7 +7,7 @@
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeHandler, McpServer } from 'tessera';
+import { createNodeHandler, McpServer } from 'tessera-mcp';
 import { addDeployTool } from './deploy.js';
 import { addSignInTool, completedSignIns } from './sign-in.js';
 import { addSummarizeTool } from './summarize.js';

@@ -10,7 +10,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { ask, type McpServer } from 'tessera';
+import { ask, type McpServer } from 'tessera-mcp';
 
 /** Sign-in flows completed on the sign-in page, by flow id. */
 export const completedSignIns = new Set<string>();

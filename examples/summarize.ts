@@ -5,7 +5,7 @@
  */
 
 import { z } from 'zod';
-import { ask, toolError, type McpServer } from 'tessera';
+import { ask, toolError, type McpServer } from 'tessera-mcp';
 
 export function addSummarizeTool(server: McpServer): void {
   server.tool(

@@ -6,7 +6,7 @@
  */
 
 import { z } from 'zod';
-import { ask, type McpServer } from 'tessera';
+import { ask, type McpServer } from 'tessera-mcp';
 
 interface WizardState {
   step: 2 | 3;

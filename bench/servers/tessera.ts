@@ -9,7 +9,7 @@
 
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, serveHttp, serveStdio, toolError } from 'tessera';
+import { ask, generateStateKey, McpServer, serveHttp, serveStdio, toolError } from 'tessera-mcp';
 import {
   CONFIRM_KEY,
   CONFIRM_TOOL,

@@ -7,7 +7,7 @@
 
 import { Client as OfficialClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Client, StdioClientTransport } from 'tessera';
+import { Client, StdioClientTransport } from 'tessera-mcp';
 import type { CellResult } from '../harness/http-cell.js';
 import { stopPid, track, untrack } from '../harness/processes.js';
 import { LatencyRecorder } from '../harness/stats.js';

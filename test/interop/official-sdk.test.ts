@@ -30,7 +30,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
   type TransportRequestOptions,
-} from 'tessera';
+} from 'tessera-mcp';
 import { compiledFixture, ROOT, startHttpFixture, stopAll, stopPid, type HttpFixture } from '../helpers/child-processes.js';
 
 const VERSION = '2026-07-28';

@@ -21,7 +21,7 @@ import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as OfficialClient, StreamableHTTPClientTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Client, LinkClientTransport, streamLink, type MessageLink } from 'tessera';
+import { Client, LinkClientTransport, streamLink, type MessageLink } from 'tessera-mcp';
 import { compiledFixture, ROOT, startHttpFixture, stopAll, stopPid, trackPid, type HttpFixture } from '../helpers/child-processes.js';
 import { assertServerMessage } from '../helpers/wire-schema.js';
 import { assertClientMessage2025, assertServerMessage2025 } from '../helpers/wire-schema-2025.js';
