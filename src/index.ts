@@ -16,7 +16,7 @@ export type {
 } from './server/resources.js';
 export type { PromptDefinition, PromptHandler, PromptReturn, PromptArguments } from './server/prompts.js';
 export type { Completer, CompletionRequest, CompletionAnswer } from './server/completion.js';
-export type { SchemaInput, JsonSchemaObject } from './server/schema.js';
+export type { SchemaInput, JsonSchemaObject } from './schema/resolve.js';
 
 export { createNodeHandler, serveHttp, type HttpServeOptions, type NodeHandlerOptions, type RunningHttpServer } from './transport/http/node.js';
 export { createFetchHandler } from './transport/http/fetch.js';

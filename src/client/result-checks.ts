@@ -6,7 +6,7 @@
 
 import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
 import type { ClientCapabilities, InputRequest, InputRequiredResult } from '../protocol/types.js';
-import { missingFor } from '../mrtr/capabilities.js';
+import { missingFor } from '../protocol/capabilities.js';
 import { ProtocolViolationError } from './errors.js';
 
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);

@@ -12,7 +12,7 @@ import type { RequestChannel } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities, InputRequest, InputRequests, JsonValue } from '../protocol/types.js';
-import { mergeCapabilities, missingFor } from '../mrtr/capabilities.js';
+import { mergeCapabilities, missingFor } from '../protocol/capabilities.js';
 import type { RoundHost, RoundRunner } from '../mrtr/engine.js';
 import { AUTHOR_STATE, isQuestion, type Interaction, type QuestionMap } from '../mrtr/interaction.js';
 import type { Question } from '../mrtr/questions.js';

@@ -10,7 +10,7 @@ import { McpError } from '../protocol/errors.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { Method } from '../protocol/methods.js';
 import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
-import { mergeCapabilities, missingFor } from './capabilities.js';
+import { mergeCapabilities, missingFor } from '../protocol/capabilities.js';
 import { digestOf } from './digest.js';
 import { AUTHOR_STATE, type Interaction } from './interaction.js';
 import type { RedemptionStore } from './redemption-store.js';

@@ -8,7 +8,7 @@
  */
 
 import type { ElicitRequestFormParams } from '../protocol/types.js';
-import { isStandardSchema, resolveSchema, type ResolvedSchema, type SchemaInput } from '../server/schema.js';
+import { isStandardSchema, resolveSchema, type ResolvedSchema, type SchemaInput } from '../schema/resolve.js';
 import { canonicalJson } from './digest.js';
 
 export type FormSchema = ElicitRequestFormParams['requestedSchema'];

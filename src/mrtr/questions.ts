@@ -7,7 +7,7 @@
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { CreateMessageRequestParams, CreateMessageResult, InputRequest, Root } from '../protocol/types.js';
-import type { JsonSchemaObject } from '../server/schema.js';
+import type { JsonSchemaObject } from '../schema/resolve.js';
 import { digestOfText } from './digest.js';
 import { resolveForm } from './form-schema.js';
 

@@ -9,7 +9,7 @@
 
 import { McpError } from '../protocol/errors.js';
 import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
-import { mergeCapabilities, missingFor } from './capabilities.js';
+import { mergeCapabilities, missingFor } from '../protocol/capabilities.js';
 import { digestOf } from './digest.js';
 import { isQuestion, type Interaction, type QuestionMap } from './interaction.js';
 import type { Question } from './questions.js';

@@ -6,7 +6,7 @@ import type { GetPromptResult, Icon, InputRequiredResult, Prompt, PromptArgument
 import type { Completer } from './completion.js';
 import type { RequestContext } from './context.js';
 import { paginate } from './pagination.js';
-import { isStandardSchema, resolveSchema, type ResolvedSchema } from './schema.js';
+import { isStandardSchema, resolveSchema, type ResolvedSchema } from '../schema/resolve.js';
 
 /** Arguments: a list of string arguments, or a Standard Schema of an object whose values are strings. */
 export type PromptArguments = PromptArgument[] | StandardSchemaV1;

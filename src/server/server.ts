@@ -23,7 +23,7 @@ import {
   type ResourceTemplateDefinition,
   type TemplateHandler,
 } from './resources.js';
-import type { SchemaInput } from './schema.js';
+import type { SchemaInput } from '../schema/resolve.js';
 import { InteractionEngine, type RoundRunner } from '../mrtr/engine.js';
 import { KeyRing } from '../mrtr/keyring.js';
 import { MemoryRedemptionStore, type RedemptionStore } from '../mrtr/redemption-store.js';

@@ -6,7 +6,7 @@ import { collectHeaderParams, type HeaderParam } from '../protocol/header-values
 import type { CallToolResult, Icon, InputRequiredResult, Tool, ToolAnnotations } from '../protocol/types.js';
 import type { RequestContext } from './context.js';
 import { paginate } from './pagination.js';
-import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput } from './schema.js';
+import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput } from '../schema/resolve.js';
 import { inlineTask, isTaskWork, taskWork, type TaskWork } from './task-work.js';
 
 /** The arguments a handler receives: the schema's output type, or a plain object for raw JSON Schema. */

@@ -9,7 +9,7 @@
 import { McpError, isReservedErrorCode } from '../protocol/errors.js';
 import { TASKS_EXTENSION } from '../protocol/meta.js';
 import type { ClientCapabilities } from '../protocol/types.js';
-import { mergeCapabilities, missingFor } from '../mrtr/capabilities.js';
+import { mergeCapabilities, missingFor } from '../protocol/capabilities.js';
 import { isQuestion, type QuestionMap } from '../mrtr/interaction.js';
 import type { Question } from '../mrtr/questions.js';
 import type { TaskContext, TaskWork } from '../server/task-work.js';

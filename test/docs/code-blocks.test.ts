@@ -2,7 +2,7 @@
  * Every TypeScript code block in the README and docs/ compiles against the
  * project as it is, so the docs cannot drift from the API: each block is
  * written out as a module and the lot is type-checked with the project's
- * compiler settings (`tessera` resolves to src/).
+ * compiler settings (`tessera-mcp` resolves to src/).
  */
 
 import { execFileSync } from 'node:child_process';
