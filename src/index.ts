@@ -1,12 +1,13 @@
 /** Tessera: an MCP 2026-07-28 server built around Multi Round-Trip Requests. */
 
-export { StatelessServer, type ServerOptions, type ServerLogger, type CacheableList } from './server/server.js';
-export { DualEraServer, type DualEraOptions, type LegacyOptions } from './legacy/dual-era-server.js';
+export type { ServerOptions, StateOptions, ServerLogger, CacheableList } from './server/options.js';
+export type { LegacyOptions } from './legacy/era.js';
+export type { SessionLimits } from './legacy/sessions.js';
 export { McpServer, type McpServerOptions } from './mcp-server.js';
-export type { TaskContext, TaskOptions, TaskWork } from './server/task-work.js';
-export type { TaskStoreOptions } from './tasks/task-store.js';
-export type { RequestContext, ProgressUpdate } from './server/context.js';
-export { toolError, type ToolDefinition, type ToolHandler, type ToolReturn, type ToolResult, type TaskReturn, type ArgsOf } from './server/tools.js';
+export type { TaskContext, TaskOptions, TaskWork, TaskReturn } from './tasks/task-work.js';
+export type { TasksOptions } from './tasks/extension.js';
+export type { RequestContext, CoreContext, ContextExtensions, ProgressUpdate } from './server/context.js';
+export { toolError, type ToolDefinition, type ToolHandler, type ToolReturn, type ToolResult, type ToolHandOff, type ArgsOf } from './server/tools.js';
 export type {
   ResourceDefinition,
   ResourceTemplateDefinition,
@@ -43,8 +44,10 @@ export type { RequestChannel, RequestHandler, Reply } from './protocol/channel.j
 export { ask, type Question, type QuestionOptions, type FormAnswer, type UrlAnswer, type AnswerOf, type QuestionKind } from './mrtr/questions.js';
 export type { QuestionMap, AnswersOf, ManualInputRequired } from './mrtr/interaction.js';
 export { KeyRing, generateStateKey, STATE_KEYS_ENV, type StateKey } from './mrtr/keyring.js';
-export { MemoryRedemptionStore, type RedemptionStore } from './mrtr/redemption-store.js';
-export type { StateOptions } from './server/server.js';
+export { MemoryRedemptionStore, type RedemptionStore } from './stores/redemption-store.js';
+export { MemoryTaskStore, type TaskStore, type TaskData, type TaskStatus, type TaskPatch, type TaskEvent, type MemoryTaskStoreOptions } from './stores/task-store.js';
+export { MemorySessionStore, type SessionStore, type SessionData, type SessionPatch, type MemorySessionStoreOptions } from './stores/session-store.js';
+export { MemoryChangeBus, type ChangeBus, type Change, type ChangeList } from './stores/change-bus.js';
 
 export {
   Client,

@@ -1,73 +1,90 @@
 /**
- * The server Tessera exports: 2026-07-28 statelessly, the 2025-11-25
- * lifecycle on the same URL and over stdio (legacy/), and the Tasks
- * extension for tools that allow it (tasks/).
+ * The server Tessera exports: the 2026-07-28 core (server/), composed with
+ * the 2025-11-25 era on the same URL and over stdio (legacy/) and the Tasks
+ * extension (tasks/). Registration goes to the core; transports talk to the
+ * request path (server/request-path.ts).
  */
 
-import { McpError } from './protocol/errors.js';
-import type { JsonRpcRequest } from './protocol/jsonrpc.js';
-import { TASKS_EXTENSION } from './protocol/meta.js';
-import { Method } from './protocol/methods.js';
+import { legacyEra, type LegacyOptions } from './legacy/era.js';
+import type { PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink } from './protocol/channel.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './protocol/jsonrpc.js';
 import type { Implementation, ServerCapabilities } from './protocol/types.js';
-import { MODERN_PROTOCOL_VERSIONS } from './protocol/versions.js';
-import { DualEraServer, type DualEraOptions } from './legacy/dual-era-server.js';
-import type { RequestExchange } from './server/context.js';
-import type { MethodHandler } from './server/server.js';
-import type { TaskWork } from './server/task-work.js';
-import type { TaskStoreOptions } from './tasks/task-store.js';
-import { declaresTasks, TASK_METHODS, TaskManager, tasksNotDeclared } from './tasks/tasks.js';
+import type { SchemaInput } from './schema/resolve.js';
+import { ServerCore } from './server/core.js';
+import type { ExtensionFactory } from './server/extension.js';
+import type { ServerOptions } from './server/options.js';
+import type { PromptArguments, PromptDefinition, PromptHandler } from './server/prompts.js';
+import { answerRequest } from './server/request-path.js';
+import type { ResourceDefinition, ResourceHandler, ResourceTemplateDefinition, TemplateHandler } from './server/resources.js';
+import type { ToolDefinition, ToolHandler } from './server/tools.js';
+import { tasks, type TasksOptions } from './tasks/extension.js';
 
-export interface McpServerOptions extends DualEraOptions {
-  /** The Tasks extension: how long task records live and how often clients should poll. */
-  tasks?: TaskStoreOptions;
+export interface McpServerOptions extends ServerOptions {
+  /** The 2025-11-25 lifecycle (sessions, server-initiated requests); `false` serves 2026-07-28 only. */
+  legacy?: LegacyOptions | false;
+  /** The Tasks extension: how long task records live, how often clients should poll, where tasks are kept. */
+  tasks?: TasksOptions;
 }
 
-export class McpServer extends DualEraServer {
-  private readonly tasks: TaskManager;
+type Header = (name: string) => string | undefined;
+
+export class McpServer implements RequestHandler {
+  readonly info: Implementation;
+  private readonly core: ServerCore;
+
+  /** Only when the 2025-11-25 era is on: the transports answer these with 405 otherwise. */
+  readonly handleResponse?: (response: JsonRpcResponse, context: PeerMessageContext) => Promise<number>;
+  readonly handleNotification?: (notification: JsonRpcNotification, context: PeerMessageContext) => Promise<number>;
+  readonly openStream?: (header: Header, open: () => StreamSink) => Promise<number>;
+  readonly endSession?: (header: Header) => Promise<number>;
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
-    super(info, options);
-    this.tasks = new TaskManager(options.tasks ?? {}, (message, detail) => this.logger.error(message, detail));
-  }
-
-  protected override deriveCapabilities(): ServerCapabilities {
-    const capabilities = super.deriveCapabilities();
-    if (this.offersTasks) capabilities.extensions = { ...capabilities.extensions, [TASKS_EXTENSION]: {} };
-    return capabilities;
-  }
-
-  /** A task only for a 2026-07-28 request that declared the extension (never for a 2025-era session). */
-  protected override taskStarter(_request: JsonRpcRequest, ctx: RequestExchange): ((work: TaskWork) => Promise<Record<string, unknown>>) | undefined {
-    if (!MODERN_PROTOCOL_VERSIONS.includes(ctx.protocolVersion) || !declaresTasks(ctx.clientCapabilities)) return undefined;
-    return (work) => Promise.resolve(this.tasks.start(work, ctx.principal ?? '', ctx.clientCapabilities));
-  }
-
-  protected override lookup(method: string): MethodHandler | undefined {
-    const base = super.lookup(method);
-    if (!this.offersTasks) return base;
-    if (method === Method.SubscriptionsListen && base) {
-      // Task notifications are not delivered here (a MAY); asking for them without the extension is still -32021.
-      return async (request, ctx, channel) => {
-        const filter = request.params?.notifications as { taskIds?: unknown } | undefined;
-        if (filter?.taskIds !== undefined && !declaresTasks(ctx.clientCapabilities)) throw tasksNotDeclared('Subscribing to taskIds');
-        return base(request, ctx, channel);
-      };
+    this.info = info;
+    const extensions: ExtensionFactory[] = [tasks(options.tasks)];
+    if (options.legacy !== false) extensions.unshift(legacyEra(options.legacy));
+    this.core = new ServerCore(info, options, extensions);
+    const peer = this.core.extensions.find((e) => e.handleResponse || e.handleNotification || e.openStream || e.endSession);
+    if (peer) {
+      this.handleResponse = async (response, context) => (await peer.handleResponse?.(response, context)) ?? 400;
+      this.handleNotification = async (notification, context) => (await peer.handleNotification?.(notification, context)) ?? 202;
+      this.openStream = async (header, open) => (await peer.openStream?.(header, open)) ?? 405;
+      this.endSession = async (header) => (await peer.endSession?.(header)) ?? 405;
     }
-    if (!(TASK_METHODS as readonly string[]).includes(method)) return base;
-    return async (request, ctx) => {
-      // Tasks do not exist under 2025-11-25, whatever a session declared.
-      if (!MODERN_PROTOCOL_VERSIONS.includes(ctx.protocolVersion)) throw McpError.methodNotFound(method);
-      if (!declaresTasks(ctx.clientCapabilities)) throw tasksNotDeclared(method);
-      const params = request.params ?? {};
-      const principal = ctx.principal ?? '';
-      if (method === 'tasks/get') return this.tasks.get(params, principal);
-      if (method === 'tasks/update') return this.tasks.update(params, principal);
-      return this.tasks.cancel(params, principal);
-    };
   }
 
-  override close(): void {
-    super.close();
-    this.tasks.store.clear();
+  /** Registers a tool. Returns a function that removes it again (listeners hear `tools/list_changed`). */
+  tool<S extends SchemaInput | undefined = undefined>(name: string, definition: ToolDefinition<S>, handler: ToolHandler<S>): () => void {
+    return this.core.tools.add(name, definition, handler);
+  }
+
+  resource(definition: ResourceDefinition, handler: ResourceHandler): () => void {
+    return this.core.resources.add(definition, handler);
+  }
+
+  resourceTemplate(definition: ResourceTemplateDefinition, handler: TemplateHandler): () => void {
+    return this.core.resources.addTemplate(definition, handler);
+  }
+
+  prompt<A extends PromptArguments | undefined = undefined>(name: string, definition: PromptDefinition<A>, handler: PromptHandler<A>): () => void {
+    return this.core.prompts.add(name, definition, handler);
+  }
+
+  /** Tells subscribers of `uri` (or of a URI it lies under) that the resource changed, in both eras. */
+  resourceUpdated(uri: string): void {
+    this.core.resourceUpdated(uri);
+  }
+
+  /** What `server/discover` advertises, derived from what is registered. */
+  capabilities(): ServerCapabilities {
+    return this.core.capabilities();
+  }
+
+  handleRequest(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
+    return answerRequest(this.core, request, channel);
+  }
+
+  /** Ends every open listen stream gracefully, and every session and task this instance holds. */
+  close(): void {
+    this.core.close();
   }
 }

@@ -26,10 +26,11 @@ const seconds = Number(values.seconds);
 const WARMUP_SECONDS = 0.3;
 
 /** A ledger like the wizard's after round 2, padded (inside the `once` result) to exactly `size` bytes of JSON. */
-function ledgerOfSize(size: number): Record<string, unknown> {
+async function ledgerOfSize(size: number): Promise<Record<string, unknown>> {
+  const [nameDigest, colorDigest] = [await digestOf({ q: 'name' }), await digestOf({ q: 'color' })];
   const make = (padding: string): Record<string, unknown> => ({
-    a: { name: [digestOf({ q: 'name' }), { action: 'accept', content: { name: 'Ada' } }] },
-    p: { color: digestOf({ q: 'color' }) },
+    a: { name: [nameDigest, { action: 'accept', content: { name: 'Ada' } }] },
+    p: { color: colorDigest },
     o: { reserve: [`order-7-r1${padding}`] },
   });
   const bare = JSON.stringify(make('')).length;
@@ -42,13 +43,13 @@ interface Subject {
   roundTrip(): number | Promise<number>;
 }
 
-function tesseraSubject(ledger: Record<string, unknown>): Subject {
+async function tesseraSubject(ledger: Record<string, unknown>): Promise<Subject> {
   const sealer = new StateSealer({ keys: KeyRing.parse(generateStateKey()) });
-  const claims: StateClaims = { method: 'tools/call', target: 'wizard', args: digestOf({ order: 'order-7' }), principal: '', audience: 'tessera-bench' };
+  const claims: StateClaims = { method: 'tools/call', target: 'wizard', args: await digestOf({ order: 'order-7' }), principal: '', audience: 'tessera-bench' };
   return {
-    roundTrip() {
-      const token = sealer.seal(claims, ledger);
-      const opened = sealer.open<Record<string, unknown>>(token, claims);
+    async roundTrip() {
+      const token = await sealer.seal(claims, ledger);
+      const opened = await sealer.open<Record<string, unknown>>(token, claims);
       if (!opened.ok || opened.state.data.o === undefined) throw new Error(`state did not open: ${opened.ok ? 'data lost' : opened.reason}`);
       return token.length;
     },
@@ -85,8 +86,8 @@ async function loop(subject: Subject, forSeconds: number): Promise<{ ops: number
   return { ops, seconds: (performance.now() - started) / 1000, tokenBytes };
 }
 
-const ledger = ledgerOfSize(bytes);
-const subject = values.system === 'tessera' ? tesseraSubject(ledger) : values.system === 'official' ? officialSubject(ledger) : undefined;
+const ledger = await ledgerOfSize(bytes);
+const subject = values.system === 'tessera' ? await tesseraSubject(ledger) : values.system === 'official' ? officialSubject(ledger) : undefined;
 if (!subject) throw new Error('--system must be tessera or official');
 await loop(subject, WARMUP_SECONDS);
 const measured = await loop(subject, seconds);

@@ -4,16 +4,13 @@
  * the spec allows one and only with input requests this client can answer.
  */
 
+import { isObject } from '../protocol/guards.js';
 import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
 import type { ClientCapabilities, InputRequest, InputRequiredResult } from '../protocol/types.js';
 import { missingFor } from '../protocol/capabilities.js';
 import { ProtocolViolationError } from './errors.js';
 
 const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export type ReadResult = { kind: 'complete'; result: Record<string, unknown> } | { kind: 'input_required'; result: InputRequiredResult };
 

@@ -1,6 +1,6 @@
 /** Canonical JSON and SHA-256 digests: the same value always gives the same digest, whatever its key order. */
 
-import { createHash } from 'node:crypto';
+import { platformCrypto } from '../platform/crypto.js';
 
 /** JSON with object keys sorted at every level (undefined members dropped, as JSON.stringify does). */
 export function canonicalJson(value: unknown): string {
@@ -14,11 +14,12 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** base64url SHA-256 of the canonical JSON, shortened to `length` characters. */
-export function digestOf(value: unknown, length = 22): string {
+export function digestOf(value: unknown, length = 22): Promise<string> {
   return digestOfText(canonicalJson(value), length);
 }
 
 /** base64url SHA-256 of a text, shortened to `length` characters. */
-export function digestOfText(text: string, length = 22): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, length);
+export async function digestOfText(text: string, length = 22): Promise<string> {
+  const crypto = platformCrypto();
+  return crypto.base64urlEncode(await crypto.sha256(text)).slice(0, length);
 }

@@ -7,11 +7,12 @@
  * several separated by commas, the sealing key first.
  */
 
-import { randomBytes } from 'node:crypto';
+import { platformCrypto } from '../platform/crypto.js';
 
 export interface StateKey {
   id: string;
-  secret: Buffer;
+  /** 32 bytes (a Node Buffer is one too). */
+  secret: Uint8Array;
 }
 
 const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
@@ -22,8 +23,10 @@ function parseKey(text: string): StateKey {
   const id = colon < 0 ? '' : text.slice(0, colon).trim();
   const encoded = colon < 0 ? '' : text.slice(colon + 1).trim();
   if (!KEY_ID.test(id)) throw new TypeError('A state key must look like "<id>:<base64url of 32 bytes>" with an id of letters, digits, "_" or "-"');
-  const secret = Buffer.from(encoded, 'base64url');
-  if (secret.length !== 32 || secret.toString('base64url') !== encoded.replace(/=+$/, '')) {
+  const crypto = platformCrypto();
+  const unpadded = encoded.replace(/=+$/, '');
+  const secret = /^[A-Za-z0-9_-]*$/.test(unpadded) ? crypto.base64urlDecode(unpadded) : new Uint8Array(0);
+  if (secret.length !== 32 || crypto.base64urlEncode(secret) !== unpadded) {
     throw new TypeError(`State key "${id}" must hold exactly 32 bytes in base64url`);
   }
   return { id, secret };
@@ -55,14 +58,15 @@ export class KeyRing {
   }
 
   /** The ring from an environment variable, or undefined when it is unset. */
-  static fromEnv(env: Record<string, string | undefined> = process.env, name = STATE_KEYS_ENV): KeyRing | undefined {
+  static fromEnv(env: Record<string, string | undefined> = processEnv(), name = STATE_KEYS_ENV): KeyRing | undefined {
     const text = env[name];
     return text === undefined || text.trim() === '' ? undefined : KeyRing.parse(text);
   }
 
   /** A random key that lives and dies with this process. */
   static ephemeral(): KeyRing {
-    return new KeyRing([{ id: `p${randomBytes(4).toString('hex')}`, secret: randomBytes(32) }], true);
+    const crypto = platformCrypto();
+    return new KeyRing([{ id: `p${hex(crypto.randomBytes(4))}`, secret: crypto.randomBytes(32) }], true);
   }
 
   get sealing(): StateKey {
@@ -75,7 +79,17 @@ export class KeyRing {
 }
 
 /** A new key in the text form the ring reads (what `tessera keygen` prints). */
-export function generateStateKey(id = `k${randomBytes(3).toString('hex')}`): string {
+export function generateStateKey(id = `k${hex(platformCrypto().randomBytes(3))}`): string {
   if (!KEY_ID.test(id)) throw new TypeError('Key ids hold letters, digits, "_" and "-" (1 to 32 characters)');
-  return `${id}:${randomBytes(32).toString('base64url')}`;
+  const crypto = platformCrypto();
+  return `${id}:${crypto.base64urlEncode(crypto.randomBytes(32))}`;
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The environment where there is one (Node, Bun, Deno's process shim); Workers pass their env explicitly. */
+function processEnv(): Record<string, string | undefined> {
+  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
 }

@@ -5,10 +5,10 @@
  * the question, so handlers get typed answers.
  */
 
+import { isObject } from '../protocol/guards.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { CreateMessageRequestParams, CreateMessageResult, InputRequest, Root } from '../protocol/types.js';
 import type { JsonSchemaObject } from '../schema/resolve.js';
-import { digestOfText } from './digest.js';
 import { resolveForm } from './form-schema.js';
 
 export type QuestionKind = 'form' | 'url' | 'sampling' | 'roots';
@@ -21,8 +21,8 @@ export interface Question<A> {
   readonly request: InputRequest;
   /** The `inputRequests` key; when absent, one is derived from the question's digest. */
   readonly key: string | undefined;
-  /** A digest of the exact question, when the builder can make it cheaper than digesting `request`. */
-  readonly digest?: string;
+  /** The canonical text the question's digest is taken of, when the builder has it cheaper than canonicalising `request`. */
+  readonly digestSource?: string;
   /** Reads an answer, or returns undefined when it is not a valid answer to this question (it is then asked again). */
   parse(answer: unknown): A | undefined | Promise<A | undefined>;
   /** Carries the answer type for inference; never set at run time. */
@@ -44,10 +44,6 @@ export interface QuestionOptions {
 
 type FormOutput<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, string | number | boolean | string[]>;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function readAction(answer: unknown): 'accept' | 'decline' | 'cancel' | undefined {
   if (!isObject(answer)) return undefined;
   const action = answer.action;
@@ -64,7 +60,7 @@ function form<S extends StandardSchemaV1 | JsonSchemaObject>(
     kind: 'form',
     key: options.key,
     // Same digest for the same message and schema, without re-serialising the schema every round.
-    digest: digestOfText(`elicitation/create form\n${message}\n${resolved.canonical}`),
+    digestSource: `elicitation/create form\n${message}\n${resolved.canonical}`,
     request: { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema: resolved.schema } },
     async parse(answer) {
       const action = readAction(answer);

@@ -4,14 +4,14 @@
  * the exact question) returns at once; an answer in this retry's
  * `inputResponses` is checked and recorded; anything else is unanswered. An
  * unanswered ask never resolves: once the handler can make no more progress,
- * the round ends and every unanswered question goes out together.
+ * the round is stuck and every unanswered question goes out together.
  */
 
-import { McpError } from '../protocol/errors.js';
+import { missingFor } from '../protocol/capabilities.js';
 import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
-import { mergeCapabilities, missingFor } from '../protocol/capabilities.js';
-import { digestOf } from './digest.js';
-import { isQuestion, type Interaction, type QuestionMap } from './interaction.js';
+import { ANSWER_ATTEMPTS, askAll, tooManyInvalidAnswers } from './ask-all.js';
+import { canonicalJson, digestOfText } from './digest.js';
+import type { Interaction, QuestionMap } from './interaction.js';
 import type { Question } from './questions.js';
 
 /** What a flow remembers between rounds; sealed into requestState, never kept on the server. */
@@ -24,37 +24,50 @@ export interface Ledger {
   o?: Record<string, [JsonValue]>;
   /** The author's own state from a hand-made input-required result. */
   u?: JsonValue;
+  /** Invalid answers received so far, by key (a question gets ANSWER_ATTEMPTS). */
+  r?: Record<string, number>;
 }
 
-interface Unanswered {
+export interface Unanswered {
   digest: string;
   request: InputRequest;
 }
 
-type Resolution = { answered: true; value: unknown } | { answered: false };
+/** The outcome of a round whose handler could make no more progress without answers. */
+export const STUCK: unique symbol = Symbol('tessera.stuck');
+export type Stuck = typeof STUCK;
 
 /** Microtask generations to wait before a handler counts as stuck on its questions. */
 const SETTLE_HOPS = 64;
+
+/** The digest that pins an answer to the exact question it answers. */
+export function questionDigest(question: Question<unknown>): Promise<string> {
+  return digestOfText(question.digestSource ?? canonicalJson(question.request));
+}
 
 export class ReplayInteraction implements Interaction {
   /** Questions this run could not get answered, by key. */
   readonly unanswered = new Map<string, Unanswered>();
   private readonly answers: Record<string, [string, unknown]>;
   private readonly onceResults: Record<string, [JsonValue]>;
+  private readonly invalid: Record<string, number>;
   private readonly onceRunning = new Map<string, Promise<unknown>>();
   private readonly digestsThisRun = new Map<string, string>();
-  /** Bumped by every new unanswered question and by cancelSuspend; a pending end-of-round with an old value gives up. */
-  private suspendEpoch = 0;
+  /** Asks still reading their answer (digests and answer checks may take longer than microtasks). */
+  private resolving = 0;
+  /** Bumped by every new end-of-round countdown; an older countdown gives up. */
+  private countdown = 0;
+  private markStuck: (() => void) | undefined;
 
   constructor(
     private readonly ledger: Ledger,
     readonly inputResponses: Readonly<Record<string, unknown>>,
-    private readonly capabilities: ClientCapabilities,
-    /** Called when the handler is stuck on unanswered questions. */
-    private readonly onSuspend: () => void,
+    /** What this request declared it can be asked. */
+    readonly capabilities: ClientCapabilities,
   ) {
     this.answers = { ...ledger.a };
     this.onceResults = { ...ledger.o };
+    this.invalid = { ...ledger.r };
   }
 
   get state(): JsonValue | undefined {
@@ -65,27 +78,32 @@ export class ReplayInteraction implements Interaction {
     return missingFor(question.request, this.capabilities) === undefined;
   }
 
-  async ask(input: Question<unknown> | QuestionMap): Promise<unknown> {
-    const single = isQuestion(input);
-    const entries: Array<[string | undefined, Question<unknown>]> = single ? [[undefined, input]] : Object.entries(input);
-    if (!single && entries.length === 0) return {};
-    for (const [, question] of entries) {
-      if (!isQuestion(question)) throw new TypeError('ctx.ask takes a question (see `ask.form`, `ask.url`, `ask.sampling`, `ask.roots`) or a map of them');
-    }
-    const missing = entries.map(([, q]) => missingFor(q.request, this.capabilities)).filter((m): m is ClientCapabilities => m !== undefined);
-    if (missing.length > 0) {
-      const required = mergeCapabilities(missing);
-      throw McpError.missingCapability(`This request needs client capabilities it did not declare: ${Object.keys(required).join(', ')}`, required);
-    }
-    const resolutions = await Promise.all(entries.map(([key, q]) => this.resolve(key ?? q.key, q)));
-    // A fresh promise per ask: a shared never-settling one would hold every suspended handler reachable forever.
-    if (resolutions.some((r) => !r.answered)) return new Promise<never>(() => {});
-    const values = resolutions.map((r) => (r as { value: unknown }).value);
-    return single ? values[0] : Object.fromEntries(entries.map(([key], i) => [key, values[i]]));
+  ask(input: Question<unknown> | QuestionMap): Promise<unknown> {
+    return askAll(input, this.capabilities, (question, key) => this.askOne(question, key));
   }
 
-  private async resolve(explicitKey: string | undefined, question: Question<unknown>): Promise<Resolution> {
-    const digest = question.digest ?? digestOf(question.request);
+  /** The handler's result, or STUCK once it waits on nothing but unanswered questions. */
+  settle<T>(running: Promise<T>): Promise<T | Stuck> {
+    const stuck = new Promise<Stuck>((resolve) => (this.markStuck = () => resolve(STUCK)));
+    return Promise.race([running, stuck]);
+  }
+
+  private async askOne(question: Question<unknown>, explicitKey: string | undefined): Promise<unknown> {
+    this.resolving++;
+    let answer: { value: unknown } | undefined;
+    try {
+      answer = await this.resolve(question, explicitKey);
+    } finally {
+      this.resolving--;
+      if (this.resolving === 0 && this.unanswered.size > 0) this.startCountdown();
+    }
+    if (answer) return answer.value;
+    // A fresh promise per ask: a shared never-settling one would hold every suspended handler reachable forever.
+    return new Promise<never>(() => {});
+  }
+
+  private async resolve(question: Question<unknown>, explicitKey: string | undefined): Promise<{ value: unknown } | undefined> {
+    const digest = await questionDigest(question);
     const key = explicitKey ?? `${question.kind}-${digest.slice(0, 12)}`;
     const seen = this.digestsThisRun.get(key);
     if (seen !== undefined && seen !== digest) {
@@ -96,7 +114,7 @@ export class ReplayInteraction implements Interaction {
     const recorded = this.answers[key];
     if (recorded && recorded[0] === digest) {
       const value = await question.parse(recorded[1]);
-      if (value !== undefined) return { answered: true, value };
+      if (value !== undefined) return { value };
     }
     if (Object.hasOwn(this.inputResponses, key)) {
       // An answer counts for the question that was sent under its key; an answer to an
@@ -107,13 +125,15 @@ export class ReplayInteraction implements Interaction {
         const value = await question.parse(raw);
         if (value !== undefined) {
           this.answers[key] = [digest, raw];
-          return { answered: true, value };
+          delete this.invalid[key];
+          return { value };
         }
+        this.invalid[key] = (this.invalid[key] ?? 0) + 1;
+        if (this.invalid[key] >= ANSWER_ATTEMPTS) throw tooManyInvalidAnswers(question);
       }
     }
     this.unanswered.set(key, { digest, request: question.request });
-    this.scheduleSuspend();
-    return { answered: false };
+    return undefined;
   }
 
   /**
@@ -121,22 +141,18 @@ export class ReplayInteraction implements Interaction {
    * made concurrently (Promise.all, or after a few awaits) join the same
    * round. It waits through SETTLE_HOPS generations of microtasks rather than
    * a turn of the event loop: a busy server would otherwise hold every first
-   * round until all the I/O of that turn was processed.
+   * round until all the I/O of that turn was processed. An ask still reading
+   * its answer holds the round open until it is done.
    */
-  private scheduleSuspend(): void {
-    const epoch = ++this.suspendEpoch;
+  private startCountdown(): void {
+    const epoch = ++this.countdown;
     let hops = SETTLE_HOPS;
     const hop = (): void => {
-      if (epoch !== this.suspendEpoch) return;
+      if (epoch !== this.countdown || this.resolving > 0) return;
       if (--hops > 0) queueMicrotask(hop);
-      else this.onSuspend();
+      else this.markStuck?.();
     };
     queueMicrotask(hop);
-  }
-
-  /** Stops a pending end-of-round (the handler finished without the answers). */
-  cancelSuspend(): void {
-    this.suspendEpoch++;
   }
 
   once<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
@@ -166,6 +182,7 @@ export class ReplayInteraction implements Interaction {
     if (Object.keys(pending).length > 0) ledger.p = pending;
     if (Object.keys(this.onceResults).length > 0) ledger.o = this.onceResults;
     if (authorState !== undefined) ledger.u = authorState;
+    if (Object.keys(this.invalid).length > 0) ledger.r = this.invalid;
     return ledger;
   }
 }

@@ -10,7 +10,7 @@
  * log); the client only ever gets one fixed error.
  */
 
-import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
+import { platformCrypto, type CryptoPort } from '../platform/crypto.js';
 import type { KeyRing } from './keyring.js';
 
 /** What a state is bound to: the request it was issued for and who made it. */
@@ -68,27 +68,34 @@ export interface SealerOptions {
   maxBytes?: number;
   /** Milliseconds since the epoch; injectable for tests. */
   clock?: () => number;
+  /** The cryptography to use (default: the runtime's, see platform/crypto.ts). */
+  crypto?: CryptoPort;
 }
 
 const VERSION = 't1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
  * Random IVs drawn from a pool filled 512 at a time: one call into the system
  * RNG per seal costs more than the rest of the random work.
  */
-const IV_POOL_SIZE = 512 * IV_BYTES;
-let ivPool = Buffer.alloc(0);
-let ivOffset = IV_POOL_SIZE;
-function nextIv(): Buffer {
-  if (ivOffset + IV_BYTES > ivPool.length) {
-    ivPool = randomFillSync(Buffer.allocUnsafe(IV_POOL_SIZE));
-    ivOffset = 0;
+class IvPool {
+  private pool: Uint8Array = new Uint8Array(0);
+  private offset = 0;
+  constructor(private readonly crypto: CryptoPort) {}
+
+  next(): Uint8Array {
+    if (this.offset + IV_BYTES > this.pool.length) {
+      this.pool = this.crypto.randomBytes(512 * IV_BYTES);
+      this.offset = 0;
+    }
+    const iv = this.pool.subarray(this.offset, this.offset + IV_BYTES);
+    this.offset += IV_BYTES;
+    return iv;
   }
-  const iv = ivPool.subarray(ivOffset, ivOffset + IV_BYTES);
-  ivOffset += IV_BYTES;
-  return iv;
 }
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -111,15 +118,30 @@ export class StateSealer {
   readonly maxBytes: number;
   private readonly keys: KeyRing;
   private readonly clock: () => number;
+  private readonly crypto: CryptoPort;
+  private readonly ivs: IvPool;
+  /** The associated data (`t1.<key id>`) of each key, encoded once. */
+  private readonly headers = new Map<string, Uint8Array>();
 
   constructor(options: SealerOptions) {
     this.keys = options.keys;
     this.ttlMs = options.ttlMs ?? 10 * 60_000;
     this.maxBytes = options.maxBytes ?? 64 * 1024;
-    this.clock = options.clock ?? Date.now;
+    this.clock = options.clock ?? (() => Date.now());
+    this.crypto = options.crypto ?? platformCrypto();
+    this.ivs = new IvPool(this.crypto);
   }
 
-  seal<D>(claims: StateClaims, data: D): string {
+  private header(keyId: string): Uint8Array {
+    let header = this.headers.get(keyId);
+    if (!header) {
+      header = encoder.encode(`${VERSION}.${keyId}`);
+      this.headers.set(keyId, header);
+    }
+    return header;
+  }
+
+  async seal<D>(claims: StateClaims, data: D): Promise<string> {
     const key = this.keys.sealing;
     const now = this.clock();
     const payload: Payload<D> = {
@@ -133,17 +155,17 @@ export class StateSealer {
       aud: claims.audience,
       d: data,
     };
-    const header = `${VERSION}.${key.id}`;
-    const iv = nextIv();
-    const cipher = createCipheriv('aes-256-gcm', key.secret, iv);
-    cipher.setAAD(Buffer.from(header));
-    const body = Buffer.concat([iv, cipher.update(JSON.stringify(payload), 'utf8'), cipher.final(), cipher.getAuthTag()]);
-    const token = `${header}.${body.toString('base64url')}`;
+    const iv = this.ivs.next();
+    const sealed = await this.crypto.aesGcmSeal(key.secret, iv, this.header(key.id), encoder.encode(JSON.stringify(payload)));
+    const body = new Uint8Array(IV_BYTES + sealed.length);
+    body.set(iv);
+    body.set(sealed, IV_BYTES);
+    const token = `${VERSION}.${key.id}.${this.crypto.base64urlEncode(body)}`;
     if (token.length > this.maxBytes) throw new StateTooLargeError(token.length, this.maxBytes);
     return token;
   }
 
-  open<D>(token: unknown, claims: StateClaims): OpenResult<D> {
+  async open<D>(token: unknown, claims: StateClaims): Promise<OpenResult<D>> {
     if (typeof token !== 'string') return { ok: false, reason: 'requestState is not a string' };
     if (token.length > this.maxBytes) return { ok: false, reason: `requestState is ${token.length} bytes, over the ${this.maxBytes}-byte limit` };
     const [version, keyId, encoded, extra] = token.split('.');
@@ -155,20 +177,14 @@ export class StateSealer {
     if (!/^[A-Za-z0-9_-]*$/.test(encoded)) return { ok: false, reason: 'requestState body is not base64url' };
     // Only the canonical encoding is accepted: a re-encoded state (other unused bits) is not the state we issued.
     if (!canonicalTail(encoded)) return { ok: false, reason: 'requestState body is not canonical base64url' };
-    const body = Buffer.from(encoded, 'base64url');
+    const body = this.crypto.base64urlDecode(encoded);
     if (body.length < IV_BYTES + TAG_BYTES + 2) return { ok: false, reason: 'requestState is truncated' };
-    let plain: string;
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', key.secret, body.subarray(0, IV_BYTES));
-      decipher.setAAD(Buffer.from(`${VERSION}.${keyId}`));
-      decipher.setAuthTag(body.subarray(body.length - TAG_BYTES));
-      plain = Buffer.concat([decipher.update(body.subarray(IV_BYTES, body.length - TAG_BYTES)), decipher.final()]).toString('utf8');
-    } catch {
-      return { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)' };
-    }
+    const iv = body.subarray(0, IV_BYTES);
+    const plain = await this.crypto.aesGcmOpen(key.secret, iv, this.header(keyId), body.subarray(IV_BYTES));
+    if (!plain) return { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)' };
     let payload: Payload<D>;
     try {
-      payload = JSON.parse(plain) as Payload<D>;
+      payload = JSON.parse(decoder.decode(plain)) as Payload<D>;
     } catch {
       return { ok: false, reason: 'requestState payload is not JSON' };
     }
@@ -180,6 +196,6 @@ export class StateSealer {
     if (payload.mth !== claims.method) return { ok: false, reason: `requestState was issued for ${payload.mth}, not ${claims.method}` };
     if (payload.tgt !== claims.target) return { ok: false, reason: `requestState was issued for "${payload.tgt}", not "${claims.target}"` };
     if (payload.arg !== claims.args) return { ok: false, reason: 'requestState was issued for other arguments' };
-    return { ok: true, state: { data: payload.d, id: body.subarray(0, IV_BYTES).toString('base64url'), expiresAt: payload.exp } };
+    return { ok: true, state: { data: payload.d, id: this.crypto.base64urlEncode(iv), expiresAt: payload.exp } };
   }
 }

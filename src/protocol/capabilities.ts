@@ -3,7 +3,8 @@
  * (never inferred from earlier requests or rounds).
  */
 
-import type { ClientCapabilities, InputRequest } from '../protocol/types.js';
+import { McpError } from './errors.js';
+import type { ClientCapabilities, InputRequest } from './types.js';
 
 /** The capabilities an input request needs that `declared` lacks; undefined when it may be asked. */
 export function missingFor(request: InputRequest, declared: ClientCapabilities): ClientCapabilities | undefined {
@@ -42,4 +43,34 @@ export function mergeCapabilities(parts: readonly ClientCapabilities[]): ClientC
     }
   }
   return merged as ClientCapabilities;
+}
+
+/** The capabilities named in a requiredCapabilities value, for a message: `elicitation.form`, `extensions.<id>`… */
+function describeCapabilities(required: ClientCapabilities): string {
+  const names: string[] = [];
+  for (const [name, value] of Object.entries(required)) {
+    const parts = value !== null && typeof value === 'object' ? Object.keys(value) : [];
+    if (parts.length === 0) names.push(name);
+    else for (const part of parts) names.push(`${name}.${part}`);
+  }
+  return names.join(', ');
+}
+
+/**
+ * The one -32021: what the request needs and did not declare, all of it at
+ * once, in `data.requiredCapabilities` (the client can declare it and retry).
+ */
+export function missingCapabilityError(missing: readonly ClientCapabilities[]): McpError {
+  const required = mergeCapabilities(missing);
+  return McpError.missingCapability(`This request needs client capabilities it did not declare: ${describeCapabilities(required)}`, required);
+}
+
+/** Throws the -32021 for every input request `declared` does not allow; asks nothing when one is missing. */
+export function requireCapabilities(requests: Iterable<InputRequest>, declared: ClientCapabilities): void {
+  const missing: ClientCapabilities[] = [];
+  for (const request of requests) {
+    const need = missingFor(request, declared);
+    if (need) missing.push(need);
+  }
+  if (missing.length > 0) throw missingCapabilityError(missing);
 }

@@ -5,6 +5,7 @@
  * 2025-11-25 lifecycle take the messages only that lifecycle has.
  */
 
+import type { ErrorCondition } from './errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.js';
 
 /** A transport connection that outlives one request (a stdio process, an in-memory link). */
@@ -36,10 +37,13 @@ export interface RequestChannel {
   readonly connection?: Connection;
 }
 
+/** What the server answers a request with; each transport decides how it travels (on HTTP, its status: transport/http/status.ts). */
 export interface Reply {
   message: JsonRpcResponse;
-  /** The HTTP status this reply travels with on Streamable HTTP. */
-  status: number;
+  /** Why an error reply failed, when its code alone does not say how to answer (HTTP 400, 404, 503). */
+  condition?: ErrorCondition | undefined;
+  /** A reply within a 2025-11-25 session, whose clients read error codes only from 2xx bodies. */
+  legacy?: boolean;
   /** Extra HTTP response headers (e.g. `Mcp-Session-Id` on a 2025-era handshake). */
   headers?: Record<string, string>;
 }
@@ -64,14 +68,14 @@ export interface RequestHandler {
    * A response from the client (to a server-initiated request of a 2025-era
    * session). Returns the HTTP status to answer with (202 when taken).
    */
-  handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number;
+  handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;
   /** A notification from the client. Returns the HTTP status to answer with (202 when taken). */
-  handleNotification?(notification: JsonRpcNotification, context: PeerMessageContext): number;
+  handleNotification?(notification: JsonRpcNotification, context: PeerMessageContext): number | Promise<number>;
   /**
    * HTTP GET on the endpoint: a standalone stream for a 2025-era session.
    * Returns the status; 200 means `open()` was called and the stream is in use.
    */
-  openStream?(header: (name: string) => string | undefined, open: () => StreamSink): number;
+  openStream?(header: (name: string) => string | undefined, open: () => StreamSink): number | Promise<number>;
   /** HTTP DELETE on the endpoint: ends a 2025-era session. Returns the status. */
-  endSession?(header: (name: string) => string | undefined): number;
+  endSession?(header: (name: string) => string | undefined): number | Promise<number>;
 }

@@ -1,4 +1,4 @@
-/** JSON-RPC and MCP 2026-07-28 error codes, and the error value the whole project throws. */
+/** JSON-RPC and MCP error codes, and the error value the whole project throws. */
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -6,6 +6,10 @@ export const ErrorCode = {
   MethodNotFound: -32601,
   InvalidParams: -32602,
   InternalError: -32603,
+  /** 2025-11-25 only: a resource that does not exist (2026-07-28 uses -32602). */
+  ResourceNotFound: -32002,
+  /** 2025-11-25 only: URL elicitation required (2026-07-28 removed it: a URL ask is an input round). */
+  UrlElicitationRequired: -32042,
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
@@ -20,6 +24,13 @@ export interface JsonRpcErrorObject {
 }
 
 /**
+ * Failures whose transport-level answer the code alone does not decide (on
+ * Streamable HTTP: 400 for a malformed request, 404 for an unknown session,
+ * 503 when the server is full). The HTTP edge maps them (transport/http/status.ts).
+ */
+export type ErrorCondition = 'malformed' | 'unknown-session' | 'overloaded';
+
+/**
  * An error that becomes a JSON-RPC error response. `code` and `data` go on the
  * wire as they are; the message should be one concise sentence that is safe to
  * show a client (never a stack trace or a secret).
@@ -27,15 +38,14 @@ export interface JsonRpcErrorObject {
 export class McpError extends Error {
   readonly code: number;
   readonly data: unknown;
-  /** Set when the spec fixes the HTTP status of this particular failure (e.g. 400 for a missing `_meta` field). */
-  readonly httpStatus: number | undefined;
+  readonly condition: ErrorCondition | undefined;
 
-  constructor(code: number, message: string, data?: unknown, httpStatus?: number) {
+  constructor(code: number, message: string, data?: unknown, condition?: ErrorCondition) {
     super(message);
     this.name = 'McpError';
     this.code = code;
     this.data = data;
-    this.httpStatus = httpStatus;
+    this.condition = condition;
   }
 
   toJSON(): JsonRpcErrorObject {
@@ -56,9 +66,9 @@ export class McpError extends Error {
   static invalidParams(message: string, data?: unknown): McpError {
     return new McpError(ErrorCode.InvalidParams, message, data);
   }
-  /** A request missing a field the spec requires: -32602 on HTTP status 400. */
+  /** A request missing a field the spec requires: -32602, and HTTP 400. */
   static malformed(message: string, data?: unknown): McpError {
-    return new McpError(ErrorCode.InvalidParams, message, data, 400);
+    return new McpError(ErrorCode.InvalidParams, message, data, 'malformed');
   }
   static internal(message = 'Internal error'): McpError {
     return new McpError(ErrorCode.InternalError, message);
@@ -75,32 +85,30 @@ export class McpError extends Error {
       requested,
     });
   }
-}
-
-/**
- * The HTTP status an error response travels with on Streamable HTTP. The spec
- * mandates 404 for -32601 and 400 for -32020/-32021/-32022 and for malformed
- * requests; other errors raised by handlers ride on 200 so that a dual-era
- * client does not mistake them for a legacy server's rejection.
- */
-export function httpStatusForError(error: { code: number; httpStatus?: number | undefined }): number {
-  if (error.httpStatus !== undefined) return error.httpStatus;
-  switch (error.code) {
-    case ErrorCode.MethodNotFound:
-      return 404;
-    case ErrorCode.ParseError:
-    case ErrorCode.InvalidRequest:
-    case ErrorCode.HeaderMismatch:
-    case ErrorCode.MissingRequiredClientCapability:
-    case ErrorCode.UnsupportedProtocolVersion:
-      return 400;
-    default:
-      return 200;
+  /** A bounded store is full (sessions, tasks): the same answer everywhere, and HTTP 503. */
+  static overloaded(what: string): McpError {
+    return new McpError(ErrorCode.InternalError, `Server busy: too many ${what}; try again later`, undefined, 'overloaded');
+  }
+  /** A 2025-11-25 request names a session this instance does not have: HTTP 404, so the client initializes again. */
+  static unknownSession(sessionId: string): McpError {
+    return new McpError(
+      ErrorCode.InvalidRequest,
+      `Session not found: ${sessionId} is not a session of this server instance (it ended, or another instance made it; ` +
+        '2025-era sessions need sticky routing, 2026-07-28 requests do not). Initialize again.',
+      undefined,
+      'unknown-session',
+    );
   }
 }
 
 /** Codes a 2026-07-28 implementation must never send: -32002/-32042 (removed) and the reserved range beyond the three the spec defines. */
 export function isReservedErrorCode(code: number): boolean {
-  if (code === -32002 || code === -32042) return true;
-  return code <= -32020 && code >= -32099 && code !== ErrorCode.HeaderMismatch && code !== ErrorCode.MissingRequiredClientCapability && code !== ErrorCode.UnsupportedProtocolVersion;
+  if (code === ErrorCode.ResourceNotFound || code === ErrorCode.UrlElicitationRequired) return true;
+  return (
+    code <= -32020 &&
+    code >= -32099 &&
+    code !== ErrorCode.HeaderMismatch &&
+    code !== ErrorCode.MissingRequiredClientCapability &&
+    code !== ErrorCode.UnsupportedProtocolVersion
+  );
 }

@@ -1,7 +1,7 @@
 /** What a handler sees of its request: who asked, with which capabilities, and how to report back. */
 
 import type { RequestChannel } from '../protocol/channel.js';
-import { notification } from '../protocol/jsonrpc.js';
+import { notification, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { Notification } from '../protocol/methods.js';
 import {
   LOGGING_LEVELS,
@@ -14,18 +14,15 @@ import {
 } from '../protocol/types.js';
 import { AUTHOR_STATE, type AnswersOf, type Interaction, type ManualInputRequired, type QuestionMap } from '../mrtr/interaction.js';
 import type { Question } from '../mrtr/questions.js';
-import type { RoundRunner } from '../mrtr/engine.js';
 import type { RequestMeta } from './request-meta.js';
-import { taskWork, type TaskContext, type TaskOptions, type TaskWork } from './task-work.js';
-import type { TaskReturn } from './tools.js';
-import type { CallToolResult } from '../protocol/types.js';
 
 export interface ProgressUpdate {
   total?: number;
   message?: string;
 }
 
-export interface RequestContext {
+/** What every handler context has, whatever extensions the server has. */
+export interface CoreContext {
   readonly method: string;
   readonly requestId: RequestId;
   readonly protocolVersion: string;
@@ -77,21 +74,28 @@ export interface RequestContext {
    * sealed like any other. State alone means "retry now".
    */
   inputRequired(options: ManualInputRequired): InputRequiredResult;
-  /**
-   * Hands the rest of a tool call over as a task (Tasks extension): when the
-   * request declared it and the tool allows tasks, the client gets a task it
-   * can poll while `fn` runs; otherwise `fn` runs now and its result is the
-   * tool's result. Ask everything the call needs before this (input rounds
-   * come first); inside, `task.ask` asks through the task.
-   */
-  task(fn: (task: TaskContext) => TaskReturn | Promise<TaskReturn>, options?: TaskOptions): TaskWork;
 }
+
+/**
+ * Members extensions add to every handler context, declared by each extension
+ * through module augmentation (the Tasks extension adds `task`) and defined by
+ * the server's context class (context-class.ts).
+ */
+export interface ContextExtensions {}
+
+/** What a handler sees of its request: the core's context and every extension's members. */
+export interface RequestContext extends CoreContext, ContextExtensions {}
 
 const NOT_INTERACTIVE =
   'ctx.ask, ctx.once and ctx.inputRequired work only in tools/call, resources/read and prompts/get handlers';
 
-/** The server-side implementation of RequestContext; `finish()` stops notifications once the response is out. */
-export class RequestExchange implements RequestContext {
+/**
+ * The server-side implementation of RequestContext. The interaction handlers
+ * ask through is given at construction: a replay (2026-07-28), a live session
+ * (2025-11-25), or none for methods that may not ask. `finish()` stops
+ * notifications once the response is decided.
+ */
+export class RequestExchange implements CoreContext {
   readonly method: string;
   readonly requestId: RequestId;
   readonly protocolVersion: string;
@@ -103,23 +107,16 @@ export class RequestExchange implements RequestContext {
   private readonly channel: RequestChannel;
   private readonly requestMeta: RequestMeta;
   private readonly loggingEnabled: boolean;
+  private readonly interaction: Interaction | undefined;
   private lastProgress = -Infinity;
   private finished = false;
-  private interaction: Interaction | (() => Interaction) | undefined;
   /** Made on first use of `signal`, so requests that never look at it pay nothing. */
   private roundAbort: AbortController | undefined;
+  private roundSignal: AbortSignal | undefined;
 
-  constructor(
-    method: string,
-    requestId: RequestId,
-    meta: RequestMeta,
-    channel: RequestChannel,
-    loggingEnabled: boolean,
-    /** Serves this request's asks: replayed rounds (2026-07-28) or a live session (2025-era). */
-    readonly rounds: RoundRunner,
-  ) {
-    this.method = method;
-    this.requestId = requestId;
+  constructor(request: JsonRpcRequest, meta: RequestMeta, channel: RequestChannel, loggingEnabled: boolean, interaction: Interaction | undefined) {
+    this.method = request.method;
+    this.requestId = request.id;
     this.protocolVersion = meta.protocolVersion;
     this.clientCapabilities = meta.clientCapabilities;
     this.clientInfo = meta.clientInfo;
@@ -128,6 +125,7 @@ export class RequestExchange implements RequestContext {
     this.channel = channel;
     this.requestMeta = meta;
     this.loggingEnabled = loggingEnabled;
+    this.interaction = interaction;
   }
 
   progress(progress: number, update?: ProgressUpdate): void {
@@ -152,14 +150,11 @@ export class RequestExchange implements RequestContext {
 
   /** Aborted when the client cancels or disconnects, or when this round ends waiting for input. */
   get signal(): AbortSignal {
-    if (!this.roundAbort) {
-      const controller = new AbortController();
-      const upstream = this.channel.signal;
-      if (upstream.aborted) controller.abort(upstream.reason);
-      else upstream.addEventListener('abort', () => controller.abort(upstream.reason), { once: true });
-      this.roundAbort = controller;
+    if (!this.roundSignal) {
+      this.roundAbort = new AbortController();
+      this.roundSignal = AbortSignal.any([this.channel.signal, this.roundAbort.signal]);
     }
-    return this.roundAbort.signal;
+    return this.roundSignal;
   }
 
   /** Called once the response is decided: nothing more may be sent for this request. */
@@ -167,25 +162,15 @@ export class RequestExchange implements RequestContext {
     this.finished = true;
   }
 
-  attach(interaction: Interaction | (() => Interaction)): void {
-    this.interaction = interaction;
-  }
-
-  /** The interaction, made now if it was attached as a factory; undefined outside interactive methods. */
-  private get attached(): Interaction | undefined {
-    if (typeof this.interaction === 'function') this.interaction = this.interaction();
-    return this.interaction;
-  }
-
-  endRound(): void {
+  /** The round ended without the handler (it waits for input): nothing more is sent, and its signal aborts so pending work stops. */
+  end(reason: string): void {
     this.finished = true;
-    this.roundAbort?.abort(new Error('The round ended waiting for input'));
+    this.roundAbort?.abort(new Error(reason));
   }
 
   private get interactive(): Interaction {
-    const interaction = this.attached;
-    if (!interaction) throw new TypeError(`${NOT_INTERACTIVE} (this is ${this.method})`);
-    return interaction;
+    if (!this.interaction) throw new TypeError(`${NOT_INTERACTIVE} (this is ${this.method})`);
+    return this.interaction;
   }
 
   ask<A>(question: Question<A>): Promise<A>;
@@ -203,18 +188,11 @@ export class RequestExchange implements RequestContext {
   }
 
   get state(): JsonValue | undefined {
-    return this.attached?.state;
+    return this.interaction?.state;
   }
 
   get inputResponses(): Readonly<Record<string, unknown>> {
-    return this.attached?.inputResponses ?? {};
-  }
-
-  task(fn: (task: TaskContext) => TaskReturn | Promise<TaskReturn>, options: TaskOptions = {}): TaskWork {
-    // The Tasks extension covers tools/call only.
-    if (this.method !== 'tools/call') throw new TypeError(`ctx.task works only in tools/call handlers (this is ${this.method})`);
-    // The tool registry shapes what fn returns into a CallToolResult when it wraps this work.
-    return taskWork(async (task) => (await fn(task)) as unknown as CallToolResult, options);
+    return this.interaction?.inputResponses ?? {};
   }
 
   inputRequired(options: ManualInputRequired): InputRequiredResult {
@@ -225,3 +203,6 @@ export class RequestExchange implements RequestContext {
     return result;
   }
 }
+
+/** A context as the server makes it: the core's class with the extensions' members on its prototype. */
+export type ServerContext = RequestExchange & ContextExtensions;

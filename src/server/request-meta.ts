@@ -1,6 +1,7 @@
 /** The per-request `_meta` of 2026-07-28: read, checked, and typed before any handler runs. */
 
 import { McpError } from '../protocol/errors.js';
+import { isImplementation, isObject } from '../protocol/guards.js';
 import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -24,10 +25,6 @@ export interface RequestMeta {
   progressToken: ProgressToken | undefined;
   /** The whole `_meta` object as sent. */
   raw: Record<string, unknown>;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -56,7 +53,7 @@ export function readRequestMeta(params: Record<string, unknown> | undefined): Re
   return {
     protocolVersion,
     clientCapabilities: clientCapabilities as ClientCapabilities,
-    clientInfo: isObject(clientInfo) ? (clientInfo as unknown as Implementation) : undefined,
+    clientInfo: isImplementation(clientInfo) ? clientInfo : undefined,
     logLevel: logLevel as LoggingLevel | undefined,
     progressToken:
       typeof progressToken === 'string' || (typeof progressToken === 'number' && Number.isInteger(progressToken))

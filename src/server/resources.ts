@@ -2,7 +2,7 @@
 
 import { Router } from 'uri-template-router';
 import { bytesToBase64 } from '../protocol/base64.js';
-import { McpError } from '../protocol/errors.js';
+import { ErrorCode, McpError } from '../protocol/errors.js';
 import type {
   Annotations,
   CacheHints,
@@ -71,7 +71,7 @@ interface TemplateEntry {
 /** A read of a URI no resource or template serves: -32602 with `data.uri` (2025-era sessions get their -32002). */
 export class ResourceNotFoundError extends McpError {
   constructor(readonly uri: string) {
-    super(-32602, `Resource not found: ${uri}`, { uri });
+    super(ErrorCode.InvalidParams, `Resource not found: ${uri}`, { uri });
     this.name = 'ResourceNotFoundError';
   }
 }

@@ -10,6 +10,7 @@ import { notification } from '../protocol/jsonrpc.js';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
 import { Notification } from '../protocol/methods.js';
 import type { RequestId, ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
+import { coversResource, type Change, type ChangeBus } from '../stores/change-bus.js';
 
 interface Listener {
   id: RequestId;
@@ -31,8 +32,20 @@ export function agreedFilter(requested: SubscriptionFilter, capabilities: Server
   return agreed;
 }
 
+const LIST_NOTIFICATIONS = {
+  tools: ['toolsListChanged', Notification.ToolsListChanged],
+  prompts: ['promptsListChanged', Notification.PromptsListChanged],
+  resources: ['resourcesListChanged', Notification.ResourcesListChanged],
+} as const;
+
+/** The listen streams of this instance; they hear every change on the bus and pass on what their filter asked for. */
 export class SubscriptionHub {
   private readonly listeners = new Set<Listener>();
+  private readonly unsubscribe: () => void;
+
+  constructor(bus: ChangeBus) {
+    this.unsubscribe = bus.subscribe((change) => this.deliver(change));
+  }
 
   get size(): number {
     return this.listeners.size;
@@ -80,30 +93,20 @@ export class SubscriptionHub {
     listener.channel.send(notification(method, { ...extra, _meta: { [META_SUBSCRIPTION_ID]: listener.id } }));
   }
 
-  toolsChanged(): void {
-    for (const l of this.listeners) if (l.filter.toolsListChanged) this.send(l, Notification.ToolsListChanged);
-  }
-
-  promptsChanged(): void {
-    for (const l of this.listeners) if (l.filter.promptsListChanged) this.send(l, Notification.PromptsListChanged);
-  }
-
-  resourcesChanged(): void {
-    for (const l of this.listeners) if (l.filter.resourcesListChanged) this.send(l, Notification.ResourcesListChanged);
-  }
-
-  /** A resource changed; listeners subscribed to it, or to a URI it lies under, hear of it. */
-  resourceUpdated(uri: string): void {
+  private deliver(change: Change): void {
+    if (change.type === 'list') {
+      const [flag, method] = LIST_NOTIFICATIONS[change.list];
+      for (const l of this.listeners) if (l.filter[flag]) this.send(l, method);
+      return;
+    }
     for (const l of this.listeners) {
-      const subscribed = l.filter.resourceSubscriptions;
-      if (subscribed?.some((s) => uri === s || (uri.startsWith(s) && /[/#?]$/.test(s)) || uri.startsWith(`${s}/`))) {
-        this.send(l, Notification.ResourceUpdated, { uri });
-      }
+      if (l.filter.resourceSubscriptions?.some((s) => coversResource(s, change.uri))) this.send(l, Notification.ResourceUpdated, { uri: change.uri });
     }
   }
 
   /** Ends every listen stream with its graceful result (e.g. on shutdown). */
-  closeAll(): void {
+  close(): void {
+    this.unsubscribe();
     for (const l of [...this.listeners]) l.close();
   }
 }

@@ -3,11 +3,11 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { McpError } from '../protocol/errors.js';
 import { collectHeaderParams, type HeaderParam } from '../protocol/header-values.js';
+import { isObject } from '../protocol/guards.js';
 import type { CallToolResult, Icon, InputRequiredResult, Tool, ToolAnnotations } from '../protocol/types.js';
+import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput } from '../schema/resolve.js';
 import type { RequestContext } from './context.js';
 import { paginate } from './pagination.js';
-import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput } from '../schema/resolve.js';
-import { inlineTask, isTaskWork, taskWork, type TaskWork } from './task-work.js';
 
 /** The arguments a handler receives: the schema's output type, or a plain object for raw JSON Schema. */
 export type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, unknown>;
@@ -15,11 +15,30 @@ export type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutpu
 /** A tool result whose `content` may be left out when `structuredContent` is given (it is then mirrored as JSON text). */
 export type ToolResult = Omit<CallToolResult, 'content'> & { content?: CallToolResult['content'] };
 
-/** What a tool's task work (`ctx.task`) may return: text or a result. */
-export type TaskReturn = string | ToolResult;
+/**
+ * A value a tool returns for an extension to turn into the tool's result
+ * (`ctx.task` work, which the Tasks extension runs): `handOffTo` names it.
+ */
+export interface ToolHandOff {
+  readonly handOffTo: string;
+}
 
-/** What a tool handler may return: text, a result, an input-required result (MRTR by hand), or task work (`ctx.task`). */
-export type ToolReturn = string | ToolResult | InputRequiredResult | TaskWork;
+/** What a tool handler may return: text, a result, an input-required result (MRTR by hand), or a hand-off (`ctx.task`). */
+export type ToolReturn = string | ToolResult | InputRequiredResult | ToolHandOff;
+
+/** Turns a value the hand-off's extension produced (text or a result) into the tool's result, as if the handler had returned it. */
+export type ShapeToolResult = (value: unknown) => Promise<Record<string, unknown>>;
+
+/** The tool call a hand-off came from. */
+export interface ToolCall {
+  readonly name: string;
+  readonly ctx: RequestContext;
+  /** Shapes what the extension produced into the tool's result, as if the handler had returned it. */
+  readonly shape: ShapeToolResult;
+}
+
+/** Takes a hand-off to the extension it names; its result is the tool's result. */
+export type TakeHandOff = (handOff: ToolHandOff, call: ToolCall) => Promise<Record<string, unknown>>;
 
 export type ToolHandler<S> = (args: ArgsOf<S>, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
 
@@ -35,21 +54,16 @@ export interface ToolDefinition<S extends SchemaInput | undefined = undefined> {
   output?: SchemaInput;
   /** Refuse a `requestState` presented twice for this tool (payments, one-time grants). */
   singleUseState?: boolean;
-  /**
-   * Tasks extension: `optional` — `ctx.task(fn)` becomes a task when the
-   * request declared the extension, and runs inline otherwise; `required` — a
-   * request that did not declare it gets -32021. Without this, `ctx.task` always runs inline.
-   */
-  task?: 'optional' | 'required';
 }
 
 interface RegisteredTool {
+  /** As registered (extensions read their own fields of it). */
+  definition: ToolDefinition<SchemaInput | undefined>;
   descriptor: Tool;
   input: ResolvedSchema | undefined;
   output: ResolvedSchema | undefined;
   headerParams: HeaderParam[];
   singleUseState: boolean;
-  task: 'optional' | 'required' | undefined;
   handler: (args: unknown, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
 }
 
@@ -93,12 +107,12 @@ export class ToolRegistry {
     if (definition._meta !== undefined) descriptor._meta = definition._meta;
 
     this.tools.set(name, {
+      definition,
       descriptor,
       input,
       output,
       headerParams,
       singleUseState: definition.singleUseState ?? false,
-      task: definition.task,
       handler: handler as RegisteredTool['handler'],
     });
     this.changed();
@@ -124,15 +138,14 @@ export class ToolRegistry {
     return this.tools.get(name)?.headerParams;
   }
 
-  /** How a tool takes part in the Tasks extension (undefined: its task work always runs inline). */
-  taskMode(name: unknown): 'optional' | 'required' | undefined {
-    return typeof name === 'string' ? this.tools.get(name)?.task : undefined;
+  /** A tool's definition as registered, or undefined. */
+  definition(name: unknown): ToolDefinition<SchemaInput | undefined> | undefined {
+    return typeof name === 'string' ? this.tools.get(name)?.definition : undefined;
   }
 
-  /** Whether any tool takes part in the Tasks extension. */
-  get hasTaskTools(): boolean {
-    for (const tool of this.tools.values()) if (tool.task) return true;
-    return false;
+  /** Every tool's definition, in registration order. */
+  *definitions(): IterableIterator<ToolDefinition<SchemaInput | undefined>> {
+    for (const tool of this.tools.values()) yield tool.definition;
   }
 
   singleUse(name: unknown): boolean {
@@ -143,61 +156,50 @@ export class ToolRegistry {
     return this.tools.has(name);
   }
 
-  /**
-   * Calls a tool. Task work the handler hands over (`ctx.task`) goes to
-   * `startTask` when given (the request gets a task), or runs now.
-   */
-  async call(
-    params: Record<string, unknown>,
-    ctx: RequestContext,
-    startTask?: (work: TaskWork) => Promise<Record<string, unknown>>,
-  ): Promise<Record<string, unknown>> {
+  /** Calls a tool. A hand-off the handler returns goes to `takeHandOff`, with how to shape what it produces. */
+  async call(params: Record<string, unknown>, ctx: RequestContext, takeHandOff: TakeHandOff): Promise<Record<string, unknown>> {
     const name = params.name;
     if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
     const tool = this.tools.get(name);
     if (!tool) throw McpError.invalidParams(`Unknown tool: ${name}`);
     const rawArgs = params.arguments ?? {};
-    if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) {
-      throw McpError.invalidParams('Invalid params: arguments must be an object');
-    }
+    if (!isObject(rawArgs)) throw McpError.invalidParams('Invalid params: arguments must be an object');
     let args: unknown = rawArgs;
     if (tool.input) {
       const checked = await tool.input.validate(rawArgs);
       // Bad arguments are a tool execution error, so the model can read it and try again.
-      if (!checked.ok) return toolError(`Invalid arguments for tool ${name}: ${checked.message}`) as unknown as Record<string, unknown>;
+      if (!checked.ok) return { ...toolError(`Invalid arguments for tool ${name}: ${checked.message}`) };
       args = checked.value;
     }
     const returned = await tool.handler(args, ctx);
-    if (!isTaskWork(returned)) return this.shapeResult(name, tool, returned);
-    const work = taskWork(
-      async (task) => (await this.shapeResult(name, tool, (await returned.run(task)) as ToolReturn)) as unknown as CallToolResult,
-      returned.options,
-    );
-    if (startTask) return startTask(work);
-    // No task: the work runs inside this request, so its asks are this request's own.
-    return (await work.run(inlineTask(ctx))) as unknown as Record<string, unknown>;
+    if (isHandOff(returned)) return takeHandOff(returned, { name, ctx, shape: (value) => this.shapeResult(name, tool, value, false) });
+    return this.shapeResult(name, tool, returned, true);
   }
 
-  private async shapeResult(name: string, tool: RegisteredTool, returned: ToolReturn): Promise<Record<string, unknown>> {
+  private async shapeResult(name: string, tool: RegisteredTool, returned: unknown, mayAskByHand: boolean): Promise<Record<string, unknown>> {
     if (typeof returned === 'string') return { content: [{ type: 'text', text: returned }] };
-    if (isTaskWork(returned)) throw new TypeError(`Tool "${name}": ctx.task work returned more task work`);
-    if (typeof returned !== 'object' || returned === null) {
-      throw new TypeError(`Tool "${name}" returned ${typeof returned}; return a string or a CallToolResult`);
+    if (!isObject(returned)) throw new TypeError(`Tool "${name}" returned ${typeof returned}; return a string or a CallToolResult`);
+    if (isHandOff(returned)) throw new TypeError(`Tool "${name}": a hand-off (ctx.task work) returned another hand-off`);
+    if (returned.resultType === 'input_required') {
+      if (!mayAskByHand) throw new TypeError(`Tool "${name}": ctx.task work cannot return an input-required result; ask with task.ask`);
+      return returned;
     }
-    if ((returned as InputRequiredResult).resultType === 'input_required') return returned as unknown as Record<string, unknown>;
-    const result = returned as ToolResult;
-    if (tool.output && !result.isError) {
-      if (result.structuredContent === undefined) {
+    if (tool.output && returned.isError !== true) {
+      if (returned.structuredContent === undefined) {
         throw new TypeError(`Tool "${name}" declares an output schema but returned no structuredContent`);
       }
-      const checked = await tool.output.validate(result.structuredContent);
+      const checked = await tool.output.validate(returned.structuredContent);
       if (!checked.ok) throw new TypeError(`Tool "${name}" returned structuredContent that breaks its output schema: ${checked.message}`);
     }
-    if (result.structuredContent !== undefined && result.content === undefined) {
+    if (returned.structuredContent !== undefined && returned.content === undefined) {
       // Older clients read content only: mirror the structured value as JSON text.
-      return { ...result, content: [{ type: 'text', text: JSON.stringify(result.structuredContent) }] };
+      return { ...returned, content: [{ type: 'text', text: JSON.stringify(returned.structuredContent) }] };
     }
-    if (!Array.isArray(result.content)) throw new TypeError(`Tool "${name}" returned a result without a content array`);
-    return result as unknown as Record<string, unknown>;
+    if (!Array.isArray(returned.content)) throw new TypeError(`Tool "${name}" returned a result without a content array`);
+    return returned;
   }
+}
+
+function isHandOff(value: unknown): value is ToolHandOff {
+  return isObject(value) && typeof value.handOffTo === 'string';
 }

@@ -3,6 +3,7 @@
 import type { JsonRpcNotification, RequestChannel, RequestHandler } from '../../src/index.js';
 import { meta } from './http.js';
 import { assertServerMessage } from './wire-schema.js';
+import { httpStatusFor } from '../../src/transport/http/status.js';
 
 export interface InProcessReply {
   status: number;
@@ -33,5 +34,7 @@ export async function call(
     },
   );
   assertServerMessage(reply.message, method);
-  return { status: reply.status, response: reply.message as unknown as Record<string, unknown>, notifications };
+  // The status Streamable HTTP would send it with (decided at the edge, transport/http/status.ts).
+  const code = 'error' in reply.message ? reply.message.error.code : undefined;
+  return { status: httpStatusFor(code, reply.condition, reply.legacy), response: reply.message as unknown as Record<string, unknown>, notifications };
 }

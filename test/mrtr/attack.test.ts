@@ -474,9 +474,9 @@ describe('single use', () => {
     const used: string[] = [];
     const memory = new MemoryRedemptionStore(clock);
     const shared: RedemptionStore = {
-      redeem: (id, expiresAt) => {
+      redeemOnce: (id, expiresAt) => {
         used.push(id);
-        return memory.redeem(id, expiresAt);
+        return memory.redeemOnce(id, expiresAt);
       },
     };
     const options: StateOptions = { keys: KEY_A, audience: 'tellers', singleUse: true, redemptions: shared };

@@ -7,10 +7,11 @@
  */
 
 import type { PeerMessageContext, RequestChannel, RequestHandler, StreamSink } from '../../protocol/channel.js';
-import { McpError, httpStatusForError } from '../../protocol/errors.js';
+import { McpError } from '../../protocol/errors.js';
 import { errorResponse, parseMessage, serializeMessage, type JsonRpcNotification, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { HostGuard, type HostGuardOptions } from './host-guard.js';
 import { SSE_HEADERS, SseStream, type ByteSink } from './sse.js';
+import { httpStatusFor } from './status.js';
 
 export interface HttpTransportOptions extends HostGuardOptions {
   /** Largest accepted request body in bytes (default 4 MiB); larger bodies get 413. */
@@ -115,8 +116,34 @@ export class HttpCore {
     return [405, { ...JSON_HEADERS, allow }, JSON.stringify(errorResponse(undefined, McpError.invalidRequest(`Method not allowed: send JSON-RPC messages with POST`)))];
   }
 
-  /** HTTP GET (after `precheck`): a standalone SSE stream of a 2025-era session. */
-  serveStream(request: HttpRequestView, responder: HttpResponder): void {
+  /**
+   * Serves one request that passed `precheck` (a POST's body read): GET opens a
+   * 2025-era session's stream, DELETE ends a session, POST carries one message.
+   * Never rejects: an unexpected failure is a 500 when nothing was sent yet.
+   */
+  async serve(request: HttpRequestView, body: string, responder: HttpResponder): Promise<void> {
+    let answered = false;
+    const tracked: HttpResponder = {
+      send: (status, headers, text) => {
+        answered = true;
+        responder.send(status, headers, text);
+      },
+      stream: (headers) => {
+        answered = true;
+        return responder.stream(headers);
+      },
+    };
+    try {
+      if (request.method === 'GET') await this.serveStream(request, tracked);
+      else if (request.method === 'DELETE') await this.endSession(request, tracked);
+      else await this.respond(request, body, tracked);
+    } catch {
+      if (!answered) responder.send(...jsonError(500, McpError.internal()));
+    }
+  }
+
+  /** HTTP GET: a standalone SSE stream of a 2025-era session. */
+  private async serveStream(request: HttpRequestView, responder: HttpResponder): Promise<void> {
     if (!request.header('accept')?.includes('text/event-stream')) {
       responder.send(...jsonError(406, McpError.invalidRequest('Not acceptable: a GET stream needs Accept: text/event-stream')));
       return;
@@ -127,13 +154,13 @@ export class HttpCore {
       const opened = stream;
       return { send: (message) => opened.send(message), close: () => opened.end(), signal: request.signal };
     };
-    const status = this.handler.openStream!((name) => request.header(name), open);
+    const status = await this.handler.openStream!((name) => request.header(name), open);
     if (!stream) responder.send(...this.bare(status));
   }
 
-  /** HTTP DELETE (after `precheck`): ends a 2025-era session. */
-  endSession(request: HttpRequestView, responder: HttpResponder): void {
-    responder.send(...this.bare(this.handler.endSession!((name) => request.header(name))));
+  /** HTTP DELETE: ends a 2025-era session. */
+  private async endSession(request: HttpRequestView, responder: HttpResponder): Promise<void> {
+    responder.send(...this.bare(await this.handler.endSession!((name) => request.header(name))));
   }
 
   /** A body-less answer to GET or DELETE, with the Allow header a 405 needs. */
@@ -145,8 +172,8 @@ export class HttpCore {
     return jsonError(413, McpError.invalidRequest(`Payload too large: the limit is ${this.maxBodyBytes} bytes`));
   }
 
-  /** Handles one POST whose body has been read. Never throws. */
-  async respond(request: HttpRequestView, body: string, responder: HttpResponder): Promise<void> {
+  /** One POST whose body has been read. */
+  private async respond(request: HttpRequestView, body: string, responder: HttpResponder): Promise<void> {
     let principal: string | undefined;
     if (this.options.authenticate) {
       try {
@@ -165,14 +192,14 @@ export class HttpCore {
     const peer: PeerMessageContext = { header: (name) => request.header(name) };
     switch (incoming.kind) {
       case 'invalid':
-        responder.send(...jsonError(httpStatusForError(incoming.error), incoming.error, incoming.id));
+        responder.send(...jsonError(httpStatusFor(incoming.error.code), incoming.error, incoming.id));
         return;
       case 'notification':
         // 2026-07-28 has no client notifications on HTTP (cancelling = closing the stream); 2025-era sessions do.
-        responder.send(this.handler.handleNotification?.(incoming.message, peer) ?? 202, {}, '');
+        responder.send((await this.handler.handleNotification?.(incoming.message, peer)) ?? 202, {}, '');
         return;
       case 'response': {
-        const status = this.handler.handleResponse?.(incoming.message, peer) ?? 400;
+        const status = (await this.handler.handleResponse?.(incoming.message, peer)) ?? 400;
         if (status < 300) responder.send(status, {}, '');
         else responder.send(...jsonError(status, McpError.invalidRequest('Invalid request: no request of this server is waiting for this response')));
         return;
@@ -200,7 +227,9 @@ export class HttpCore {
       stream.end();
     } else {
       // Sent even when the client is gone: an adapter may be waiting on it (the node adapter drops it).
-      responder.send(reply.status, reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS, serializeMessage(reply.message)!);
+      const code = 'error' in reply.message ? reply.message.error.code : undefined;
+      const status = httpStatusFor(code, reply.condition, reply.legacy);
+      responder.send(status, reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS, serializeMessage(reply.message)!);
     }
   }
 }

@@ -90,9 +90,7 @@ export function createFetchHandler(handler: RequestHandler, options: HttpTranspo
           };
         },
       };
-      if (view.method === 'GET') core.serveStream(view, responder);
-      else if (view.method === 'DELETE') core.endSession(view, responder);
-      else void core.respond(view, body, responder);
+      void core.serve(view, body, responder);
     });
   };
 }

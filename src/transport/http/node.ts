@@ -88,8 +88,7 @@ export function createNodeHandler(
     }
     if (view.method === 'GET' || view.method === 'DELETE') {
       req.resume();
-      if (view.method === 'GET') core.serveStream(view, responder);
-      else core.endSession(view, responder);
+      void core.serve(view, '', responder);
       return;
     }
     const chunks: Buffer[] = [];
@@ -109,7 +108,7 @@ export function createNodeHandler(
     req.on('end', () => {
       if (refused) return;
       const body = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      void core.respond(view, body, responder);
+      void core.serve(view, body, responder);
     });
     req.on('error', () => {
       aborted = true;

@@ -1,26 +1,23 @@
 /**
- * A 2025-11-25 session: what `initialize` negotiated (version, client
- * capabilities), the log level and resource subscriptions the client set, and
- * the server-initiated requests waiting for the client's answer. An HTTP
- * session lives in this instance's memory; a stdio session is its connection.
+ * What a 2025-11-25 session has on the instance serving it, beyond its data
+ * in the session store: the standalone GET stream (HTTP) or the connection
+ * (stdio), the requests in flight (to cancel them on
+ * `notifications/cancelled`), and the server-initiated requests waiting for
+ * the client's answer.
  */
 
 import { McpError } from '../protocol/errors.js';
 import type { Connection, StreamSink } from '../protocol/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
-import type { ClientCapabilities, Implementation, LoggingLevel, RequestId } from '../protocol/types.js';
+import type { RequestId } from '../protocol/types.js';
 
 interface Waiting {
   resolve: (result: Record<string, unknown>) => void;
   reject: (error: unknown) => void;
 }
 
-export class LegacySession {
-  initialized = false;
-  logLevel: LoggingLevel | undefined;
-  readonly subscriptions = new Set<string>();
-  lastActivity = Date.now();
-  /** Requests of this session being handled, to cancel them on `notifications/cancelled`. */
+export class LiveSession {
+  /** Requests of this session being handled here. */
   readonly inFlight = new Map<RequestId, AbortController>();
   /** The standalone GET stream (HTTP) for messages that belong to no request. */
   stream: StreamSink | undefined;
@@ -29,18 +26,11 @@ export class LegacySession {
 
   constructor(
     readonly id: string,
-    readonly protocolVersion: string,
-    readonly clientCapabilities: ClientCapabilities,
-    readonly clientInfo: Implementation | undefined,
     /** The stdio (or in-memory) connection this session is; undefined on HTTP. */
     readonly connection: Connection | undefined,
   ) {}
 
-  touch(): void {
-    this.lastActivity = Date.now();
-  }
-
-  /** Idle: nothing in flight, no open stream, no answer awaited. */
+  /** Nothing in flight, no open stream, no answer awaited. */
   get idle(): boolean {
     return this.inFlight.size === 0 && this.waiting.size === 0 && this.stream === undefined;
   }
@@ -59,29 +49,29 @@ export class LegacySession {
   ): Promise<Record<string, unknown>> {
     const id = this.nextId++;
     return new Promise<Record<string, unknown>>((resolve, reject) => {
-      const cleanup = (): void => {
+      const settle = (): void => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         this.waiting.delete(id);
       };
       const onAbort = (): void => {
-        cleanup();
+        settle();
         reject(signal.reason ?? new Error('Aborted'));
       };
       const timer = setTimeout(() => {
-        cleanup();
+        settle();
         reject(McpError.internal(`The client did not answer ${method} within ${timeoutMs} ms`));
       }, timeoutMs);
-      timer.unref?.();
+      (timer as { unref?: () => void }).unref?.();
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       this.waiting.set(id, {
         resolve: (result) => {
-          cleanup();
+          settle();
           resolve(result);
         },
         reject: (error) => {
-          cleanup();
+          settle();
           reject(error);
         },
       });
@@ -93,7 +83,6 @@ export class LegacySession {
   answer(response: JsonRpcResponse): boolean {
     const waiting = response.id === undefined ? undefined : this.waiting.get(response.id);
     if (!waiting) return false;
-    this.touch();
     if ('error' in response) waiting.reject(new McpError(response.error.code, response.error.message, response.error.data));
     else waiting.resolve(response.result);
     return true;
@@ -105,9 +94,9 @@ export class LegacySession {
     else this.stream?.send(message);
   }
 
-  /** Ends the session: pending answers fail, the stream closes, requests in flight are aborted. */
+  /** Ends what the session has here: pending answers fail, the stream closes, requests in flight are aborted. */
   close(reason: string): void {
-    for (const waiting of this.waiting.values()) waiting.reject(new McpError(-32603, reason));
+    for (const waiting of [...this.waiting.values()]) waiting.reject(McpError.internal(reason));
     this.waiting.clear();
     for (const controller of this.inFlight.values()) controller.abort(new Error(reason));
     this.stream?.close();

@@ -1,0 +1,45 @@
+/** The 2025-11-25 handshake: `initialize` makes a session (HTTP: a new `Mcp-Session-Id`; stdio: the connection). */
+
+import type { Reply, RequestChannel } from '../protocol/channel.js';
+import { McpError } from '../protocol/errors.js';
+import { isImplementation, isObject } from '../protocol/guards.js';
+import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import type { ServerHost } from '../server/extension.js';
+import type { SessionData } from '../stores/session-store.js';
+import type { Sessions } from './sessions.js';
+
+/** What a 2025-era client is told: the same features, without 2026-only extensions. */
+export function legacyCapabilities(host: ServerHost): ServerCapabilities {
+  const { extensions: _extensions, ...capabilities } = host.capabilities();
+  return capabilities;
+}
+
+export async function handshake(request: JsonRpcRequest, channel: RequestChannel, host: ServerHost, sessions: Sessions): Promise<Reply> {
+  const params = request.params ?? {};
+  const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : '';
+  // Answer the version asked for when it is one of ours, else the latest 2025-era one; never 2026-07-28.
+  const protocolVersion = LEGACY_PROTOCOL_VERSIONS.includes(requested) ? requested : LEGACY_PROTOCOL_VERSIONS[0]!;
+  const data: Omit<SessionData, 'id'> = {
+    protocolVersion,
+    clientCapabilities: isObject(params.capabilities) ? (params.capabilities as ClientCapabilities) : {},
+    clientInfo: isImplementation(params.clientInfo) ? params.clientInfo : undefined,
+    initialized: false,
+    subscriptions: [],
+  };
+  let headers: Record<string, string> | undefined;
+  if (channel.connection) {
+    sessions.createStdio(data, channel.connection);
+  } else {
+    const session = await sessions.createHttp(data);
+    if (!session) {
+      const full = McpError.overloaded('sessions');
+      return { message: errorResponse(request.id, full), condition: full.condition };
+    }
+    headers = { 'mcp-session-id': session.data.id };
+  }
+  const result: Record<string, unknown> = { protocolVersion, capabilities: legacyCapabilities(host), serverInfo: host.info };
+  if (host.instructions !== undefined) result.instructions = host.instructions;
+  return { message: resultResponse(request.id, result), legacy: true, headers };
+}

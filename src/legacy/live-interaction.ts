@@ -1,0 +1,108 @@
+/**
+ * Asking on a 2025-11-25 session: the same handler code, but an ask becomes a
+ * real server-initiated request (`elicitation/create`, `sampling/createMessage`,
+ * `roots/list`) on the request's own stream, and the handler goes on when the
+ * answer arrives. A hand-made input-required result is fulfilled the same way
+ * and the handler is run again with the answers and its state, in process.
+ * Nothing of this ever reaches a 2025 client as `input_required`.
+ */
+
+import { ANSWER_ATTEMPTS, askAll, tooManyInvalidAnswers } from '../mrtr/ask-all.js';
+import { AUTHOR_STATE, type Interaction, type QuestionMap } from '../mrtr/interaction.js';
+import type { Question } from '../mrtr/questions.js';
+import { missingFor, requireCapabilities } from '../protocol/capabilities.js';
+import type { RequestChannel } from '../protocol/channel.js';
+import { McpError } from '../protocol/errors.js';
+import { isInputRequest } from '../protocol/input-requests.js';
+import { isObject } from '../protocol/guards.js';
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
+import { randomUuid } from '../platform/crypto.js';
+import type { LiveSession } from './live-session.js';
+
+export interface LiveOptions {
+  /** How long to wait for each answer (default 10 minutes). */
+  answerTimeoutMs: number;
+  /** Most hand-made rounds one request may take (default 10). */
+  maxRounds: number;
+}
+
+export class LiveInteraction implements Interaction {
+  private readonly onceResults = new Map<string, Promise<unknown>>();
+  state: JsonValue | undefined;
+  inputResponses: Readonly<Record<string, unknown>> = {};
+
+  constructor(
+    private readonly session: LiveSession,
+    private readonly capabilities: ClientCapabilities,
+    private readonly channel: RequestChannel,
+    private readonly options: LiveOptions,
+  ) {}
+
+  canAsk(question: Question<unknown>): boolean {
+    return missingFor(question.request, this.capabilities) === undefined;
+  }
+
+  ask(input: Question<unknown> | QuestionMap): Promise<unknown> {
+    // Questions asked together go out together; the client may answer them in any order.
+    return askAll(input, this.capabilities, (question) => this.askOne(question));
+  }
+
+  private async askOne(question: Question<unknown>): Promise<unknown> {
+    for (let attempt = 1; attempt <= ANSWER_ATTEMPTS; attempt++) {
+      const value = await question.parse(await this.send(question.request));
+      if (value !== undefined) return value;
+    }
+    throw tooManyInvalidAnswers(question);
+  }
+
+  /** Sends one input request to the client and returns its raw answer. */
+  send(request: InputRequest): Promise<Record<string, unknown>> {
+    const params: Record<string, unknown> = { ...request.params };
+    // 2025-11-25 correlates URL-mode elicitations by an id the server picks.
+    if (request.method === 'elicitation/create' && params.mode === 'url') params.elicitationId = randomUuid();
+    const deliver = (message: JsonRpcRequest): void => {
+      if (this.channel.canNotify) this.channel.send(message);
+      else if (this.session.stream) this.session.stream.send(message);
+      else throw McpError.internal('The client accepts no stream, so the server cannot ask it anything');
+    };
+    return this.session.request(deliver, request.method, params, this.channel.signal, this.options.answerTimeoutMs);
+  }
+
+  once<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+    let running = this.onceResults.get(name);
+    if (!running) {
+      running = Promise.resolve().then(fn);
+      this.onceResults.set(name, running);
+    }
+    return running as Promise<T>;
+  }
+
+  /**
+   * Runs a handler that may return hand-made input-required results: each
+   * one's requests are sent as real requests, and the handler runs again with
+   * the answers and the state it kept.
+   */
+  async fulfil(invoke: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+    let result = await invoke();
+    for (let round = 1; result.resultType === 'input_required'; round++) {
+      if (round > this.options.maxRounds) throw new TypeError(`The handler still asked for input after ${this.options.maxRounds} rounds`);
+      const requests = isObject(result.inputRequests) ? Object.entries(result.inputRequests) : [];
+      const checked: Array<[string, InputRequest]> = [];
+      for (const [key, entry] of requests) {
+        if (!isInputRequest(entry)) throw new TypeError(`inputRequests.${key} must be an elicitation/create, sampling/createMessage or roots/list request`);
+        checked.push([key, entry]);
+      }
+      requireCapabilities(
+        checked.map(([, request]) => request),
+        this.capabilities,
+      );
+      const answers = await Promise.all(checked.map(([, request]) => this.send(request)));
+      this.inputResponses = Object.fromEntries(checked.map(([key], i) => [key, answers[i]]));
+      const marked = (result as { [AUTHOR_STATE]?: JsonValue })[AUTHOR_STATE];
+      this.state = marked !== undefined ? marked : typeof result.requestState === 'string' ? result.requestState : undefined;
+      result = await invoke();
+    }
+    return result;
+  }
+}

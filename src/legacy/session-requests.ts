@@ -1,0 +1,84 @@
+/**
+ * A request within a 2025-11-25 session: the methods only that revision has
+ * (ping, logging/setLevel, resources/subscribe…), and every other method run
+ * by the same handlers as 2026-07-28, with the session's version and
+ * capabilities and asks that become real requests to the client.
+ */
+
+import { isObject } from '../protocol/guards.js';
+import type { Reply, RequestChannel } from '../protocol/channel.js';
+import { McpError } from '../protocol/errors.js';
+import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { Method } from '../protocol/methods.js';
+import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types.js';
+import type { ServerHost } from '../server/extension.js';
+import type { RequestMeta } from '../server/request-meta.js';
+import { legacyError, legacyResult } from './legacy-results.js';
+import { LiveInteraction, type LiveOptions } from './live-interaction.js';
+import type { SessionHandle } from './sessions.js';
+
+/** Methods of 2026-07-28 that 2025-11-25 does not have. */
+const MODERN_ONLY: ReadonlySet<string> = new Set([Method.Discover, Method.SubscriptionsListen]);
+
+export async function serveInSession(
+  request: JsonRpcRequest,
+  channel: RequestChannel,
+  session: SessionHandle,
+  host: ServerHost,
+  options: LiveOptions,
+): Promise<Reply> {
+  // Cancellable by notifications/cancelled as well as by the transport.
+  const cancel = new AbortController();
+  session.live.inFlight.set(request.id, cancel);
+  const sessionChannel: RequestChannel = { ...channel, signal: AbortSignal.any([channel.signal, cancel.signal]), send: (m) => channel.send(m) };
+  try {
+    const result = await answer(request, sessionChannel, session, host, options);
+    return { message: resultResponse(request.id, legacyResult(result)), legacy: true };
+  } catch (error) {
+    return { message: errorResponse(request.id, legacyError(host.clientError(error, request.method))), legacy: true };
+  } finally {
+    session.live.inFlight.delete(request.id);
+  }
+}
+
+async function answer(
+  request: JsonRpcRequest,
+  channel: RequestChannel,
+  session: SessionHandle,
+  host: ServerHost,
+  options: LiveOptions,
+): Promise<Record<string, unknown>> {
+  const params = request.params ?? {};
+  switch (request.method) {
+    case 'initialize':
+      throw McpError.invalidRequest('Invalid request: this session is already initialized');
+    case 'ping':
+      return {};
+    case 'logging/setLevel':
+      if (!LOGGING_LEVELS.includes(params.level as LoggingLevel)) {
+        throw McpError.invalidParams(`Invalid params: unknown log level ${JSON.stringify(params.level)}`);
+      }
+      await session.update({ logLevel: params.level as LoggingLevel });
+      return {};
+    case 'resources/subscribe':
+    case 'resources/unsubscribe': {
+      if (typeof params.uri !== 'string') throw McpError.invalidParams('Invalid params: uri must be a string');
+      const others = session.data.subscriptions.filter((uri) => uri !== params.uri);
+      await session.update({ subscriptions: request.method === 'resources/subscribe' ? [...others, params.uri] : others });
+      return {};
+    }
+  }
+  if (MODERN_ONLY.has(request.method) || !host.offers(request.method)) throw McpError.methodNotFound(request.method);
+  const meta = params._meta;
+  const progressToken = isObject(meta) ? meta.progressToken : undefined;
+  const requestMeta: RequestMeta = {
+    protocolVersion: session.data.protocolVersion,
+    clientCapabilities: session.data.clientCapabilities,
+    clientInfo: session.data.clientInfo,
+    logLevel: session.data.logLevel,
+    progressToken: typeof progressToken === 'string' || typeof progressToken === 'number' ? progressToken : undefined,
+    raw: isObject(meta) ? meta : {},
+  };
+  const interaction = new LiveInteraction(session.live, session.data.clientCapabilities, channel, options);
+  return interaction.fulfil(() => host.invoke(request, channel, requestMeta, interaction));
+}

@@ -1,0 +1,135 @@
+/**
+ * The 2025-11-25 sessions this instance serves. An HTTP session's data lives
+ * in the session store (any instance that shares it can read it) and its live
+ * part here; a stdio session is its connection, data and all.
+ */
+
+import type { Connection } from '../protocol/channel.js';
+import { randomUuid } from '../platform/crypto.js';
+import { MemorySessionStore, type SessionData, type SessionPatch, type SessionStore } from '../stores/session-store.js';
+import { LiveSession } from './live-session.js';
+
+/** One session as a request sees it: its data when the request arrived, what lives here, and how to change it. */
+export interface SessionHandle {
+  readonly data: SessionData;
+  readonly live: LiveSession;
+  update(patch: SessionPatch): Promise<void>;
+}
+
+export interface SessionLimits {
+  /** Most sessions held at once (default 1000); when full, the least recently used idle one ends. */
+  maxSessions?: number;
+  /** A session with nothing in flight and no open stream ends after this long (default 30 minutes). */
+  idleTimeoutMs?: number;
+  /** Where HTTP sessions are kept (default: this process's memory, bounded by the limits above). */
+  store?: SessionStore;
+}
+
+/** Where a stdio connection keeps its 2025-era session. */
+const SESSION_SLOT = Symbol('tessera.legacySession');
+
+interface StdioSession extends SessionHandle {
+  data: SessionData;
+}
+
+export class Sessions {
+  private readonly store: SessionStore;
+  /** The live part of HTTP sessions with something going on here. */
+  private readonly live = new Map<string, LiveSession>();
+  private readonly stdio = new Set<StdioSession>();
+
+  constructor(limits: SessionLimits = {}) {
+    this.store =
+      limits.store ??
+      new MemorySessionStore({
+        maxSessions: limits.maxSessions,
+        idleTimeoutMs: limits.idleTimeoutMs,
+        evictable: (id) => this.live.get(id)?.idle ?? true,
+        onEnd: (id, why) => this.endLive(id, why === 'idle' ? 'The session was idle too long' : 'The session was ended to make room for a new one'),
+      });
+  }
+
+  /** A new HTTP session; undefined when the store is full. */
+  async createHttp(data: Omit<SessionData, 'id'>): Promise<SessionHandle | undefined> {
+    const session: SessionData = { ...data, id: randomUuid() };
+    if (!(await this.store.create(session))) return undefined;
+    return this.httpHandle(session);
+  }
+
+  /** A new session for a stdio connection (it ends with the connection; a second initialize replaces it). */
+  createStdio(data: Omit<SessionData, 'id'>, connection: Connection): SessionHandle {
+    const previous = connection.slots.get(SESSION_SLOT) as StdioSession | undefined;
+    if (previous) this.stdio.delete(previous);
+    const session: StdioSession = {
+      data: { ...data, id: 'stdio' },
+      live: new LiveSession('stdio', connection),
+      update: (patch) => {
+        session.data = { ...session.data, ...patch };
+        return Promise.resolve();
+      },
+    };
+    connection.slots.set(SESSION_SLOT, session);
+    this.stdio.add(session);
+    connection.closed.addEventListener('abort', () => {
+      this.stdio.delete(session);
+      session.live.close('The connection closed');
+    });
+    return session;
+  }
+
+  /** The HTTP session with this id, or undefined (unknown, ended, idle too long). */
+  async http(id: string): Promise<SessionHandle | undefined> {
+    const data = await this.store.get(id);
+    if (!data) {
+      this.endLive(id, 'The session ended');
+      return undefined;
+    }
+    return this.httpHandle(data);
+  }
+
+  /** The session a stdio connection ran initialize on, or undefined. */
+  ofConnection(connection: Connection | undefined): SessionHandle | undefined {
+    return connection?.slots.get(SESSION_SLOT) as StdioSession | undefined;
+  }
+
+  private httpHandle(data: SessionData): SessionHandle {
+    let live = this.live.get(data.id);
+    if (!live) this.live.set(data.id, (live = new LiveSession(data.id, undefined)));
+    return { data, live, update: async (patch) => void (await this.store.update(data.id, patch)) };
+  }
+
+  /** A request or stream of an HTTP session is done here: forget its live part once nothing is left of it. */
+  release(session: SessionHandle): void {
+    if (!session.live.connection && session.live.idle && this.live.get(session.data.id) === session.live) this.live.delete(session.data.id);
+  }
+
+  async end(id: string, reason: string): Promise<boolean> {
+    const ended = await this.store.delete(id);
+    this.endLive(id, reason);
+    return ended;
+  }
+
+  private endLive(id: string, reason: string): void {
+    const live = this.live.get(id);
+    if (!live) return;
+    this.live.delete(id);
+    live.close(reason);
+  }
+
+  /** Every session with a way to hear of changes here (a stdio connection, an HTTP GET stream), with its current data. */
+  async *listening(): AsyncIterable<SessionHandle> {
+    yield* this.stdio;
+    for (const live of [...this.live.values()]) {
+      if (!live.stream) continue;
+      const data = await this.store.get(live.id);
+      if (data) yield { data, live, update: async (patch) => void (await this.store.update(live.id, patch)) };
+    }
+  }
+
+  /** Ends every session this instance holds (server shutdown). */
+  async closeAll(): Promise<void> {
+    for (const session of this.stdio) session.live.close('The server is shutting down');
+    this.stdio.clear();
+    for (const id of [...this.live.keys()]) await this.end(id, 'The server is shutting down');
+  }
+}

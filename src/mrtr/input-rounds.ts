@@ -1,0 +1,152 @@
+/**
+ * The two ends of a round of a request that may ask for input (`tools/call`,
+ * `resources/read`, `prompts/get`): `open` reads the retry before any handler
+ * code runs (checks `inputResponses`, opens and verifies `requestState`,
+ * redeems a single-use state) and gives the replay interaction the handler
+ * asks through; `conclude` turns what the round came to — the handler's
+ * result, a hand-made input-required result, or stuck on questions — into the
+ * result to send, sealing the state the next round needs.
+ */
+
+import { requireCapabilities } from '../protocol/capabilities.js';
+import { McpError } from '../protocol/errors.js';
+import { isInputRequest } from '../protocol/input-requests.js';
+import { isObject } from '../protocol/guards.js';
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { Method } from '../protocol/methods.js';
+import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
+import type { RedemptionStore } from '../stores/redemption-store.js';
+import { digestOf } from './digest.js';
+import { AUTHOR_STATE } from './interaction.js';
+import { ReplayInteraction, STUCK, type Ledger, type Stuck } from './replay.js';
+import { StateTooLargeError, type StateClaims, type StateSealer } from './sealed-state.js';
+
+export interface InputRoundsOptions {
+  sealer: StateSealer;
+  audience: string;
+  /** Where single-use flows record redeemed states. */
+  redemptions: RedemptionStore;
+  log: (message: string) => void;
+  /** Called before every seal (e.g. to warn once about a per-process key). */
+  beforeSeal?: (() => void) | undefined;
+}
+
+/** One round in progress: the retry as opened, and the interaction its handler asks through. */
+export interface Round {
+  readonly request: JsonRpcRequest;
+  readonly principal: string;
+  readonly interaction: ReplayInteraction;
+  /** The claims the state is bound to; made when first needed (most first rounds never need them). */
+  claims?: Promise<StateClaims>;
+}
+
+/** The one error a client gets for any state that fails; the reason goes to the server log only. */
+export function invalidStateError(): McpError {
+  return McpError.invalidParams('Invalid params: requestState is invalid or expired');
+}
+
+export class InputRounds {
+  constructor(private readonly options: InputRoundsOptions) {}
+
+  private claims(request: JsonRpcRequest, principal: string): Promise<StateClaims> {
+    const params = request.params ?? {};
+    const isRead = request.method === Method.ResourcesRead;
+    return digestOf(isRead ? {} : (params.arguments ?? {})).then((args) => ({
+      method: request.method,
+      target: String(isRead ? params.uri : params.name),
+      args,
+      principal,
+      audience: this.options.audience,
+    }));
+  }
+
+  private claimsOf(round: Round): Promise<StateClaims> {
+    round.claims ??= this.claims(round.request, round.principal);
+    return round.claims;
+  }
+
+  /** Opens a retry (or a first request) before its handler runs. `singleUse` refuses a state presented twice. */
+  async open(request: JsonRpcRequest, principal: string | undefined, capabilities: ClientCapabilities, singleUse: boolean): Promise<Round> {
+    const params = request.params ?? {};
+    let inputResponses: Record<string, unknown> = {};
+    if (params.inputResponses !== undefined) {
+      if (!isObject(params.inputResponses)) throw McpError.invalidParams('Invalid params: inputResponses must be an object');
+      inputResponses = params.inputResponses;
+    }
+    let ledger: Ledger = {};
+    let bound: Promise<StateClaims> | undefined;
+    if (params.requestState !== undefined) {
+      bound = this.claims(request, principal ?? '');
+      const claims = await bound;
+      const opened = await this.options.sealer.open<Ledger>(params.requestState, claims);
+      if (!opened.ok) {
+        this.options.log(`Rejected requestState on ${request.method} "${claims.target}": ${opened.reason}`);
+        throw invalidStateError();
+      }
+      if (singleUse && !(await this.options.redemptions.redeemOnce(opened.state.id, opened.state.expiresAt))) {
+        this.options.log(`Rejected requestState on ${request.method} "${claims.target}": it was already redeemed`);
+        throw invalidStateError();
+      }
+      ledger = isObject(opened.state.data) ? opened.state.data : {};
+    }
+    return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), claims: bound };
+  }
+
+  /** The result the round answers with. */
+  conclude(round: Round, outcome: Record<string, unknown> | Stuck): Promise<Record<string, unknown>> {
+    if (outcome === STUCK) return this.askUnanswered(round);
+    if (outcome.resultType === 'input_required') return this.sealHandMade(round, outcome);
+    return Promise.resolve(outcome);
+  }
+
+  /** The handler is stuck on unanswered questions: send them, with the ledger sealed. */
+  private async askUnanswered(round: Round): Promise<Record<string, unknown>> {
+    const inputRequests: Record<string, InputRequest> = {};
+    const pending: Record<string, string> = {};
+    for (const [key, question] of round.interaction.unanswered) {
+      inputRequests[key] = question.request;
+      pending[key] = question.digest;
+    }
+    const requestState = await this.seal(round, round.interaction.nextLedger(round.interaction.state, pending));
+    return { resultType: 'input_required', inputRequests, requestState };
+  }
+
+  /** A handler returned an input-required result by hand: check what it asks, then seal what it keeps. */
+  private async sealHandMade(round: Round, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const requests = result.inputRequests;
+    const pending: Record<string, string> = {};
+    if (requests !== undefined) {
+      if (!isObject(requests)) throw new TypeError('inputRequests must be an object of input requests');
+      const checked: InputRequest[] = [];
+      for (const [key, entry] of Object.entries(requests)) {
+        if (!isInputRequest(entry)) {
+          throw new TypeError(`inputRequests.${key} must be an elicitation/create, sampling/createMessage or roots/list request`);
+        }
+        checked.push(entry);
+        pending[key] = await digestOf(entry);
+      }
+      requireCapabilities(checked, round.interaction.capabilities);
+    }
+    const marked = (result as { [AUTHOR_STATE]?: JsonValue })[AUTHOR_STATE];
+    const authorState = marked !== undefined ? marked : typeof result.requestState === 'string' ? result.requestState : undefined;
+    const sealed = await this.seal(round, round.interaction.nextLedger(authorState, pending));
+    const out: Record<string, unknown> = { resultType: 'input_required' };
+    if (requests !== undefined && Object.keys(requests).length > 0) out.inputRequests = requests;
+    out.requestState = sealed;
+    if (result._meta !== undefined) out._meta = result._meta;
+    return out;
+  }
+
+  private async seal(round: Round, ledger: Ledger): Promise<string> {
+    this.options.beforeSeal?.();
+    try {
+      return await this.options.sealer.seal(await this.claimsOf(round), ledger);
+    } catch (error) {
+      if (error instanceof StateTooLargeError) {
+        const params = round.request.params ?? {};
+        throw new TypeError(`${round.request.method} "${String(params.name ?? params.uri)}": ${error.message}`);
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,18 @@
+/** Everything Tessera needs of cryptography, as one interface (implementations: web-crypto.ts, node-crypto.ts; the choice: crypto.ts). */
+
+export interface CryptoPort {
+  /** Which implementation this is (for logs and tests). */
+  readonly name: 'node' | 'webcrypto';
+  /** Cryptographically strong random bytes. */
+  randomBytes(length: number): Uint8Array;
+  /** SHA-256 of the UTF-8 bytes of `text`. */
+  sha256(text: string): Promise<Uint8Array>;
+  /** AES-256-GCM: the ciphertext followed by the 16-byte tag. */
+  aesGcmSeal(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, plaintext: Uint8Array): Promise<Uint8Array>;
+  /** The plaintext, or undefined when the tag does not verify (tampered, truncated, other key). */
+  aesGcmOpen(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, sealed: Uint8Array): Promise<Uint8Array | undefined>;
+  /** Unpadded base64url. */
+  base64urlEncode(bytes: Uint8Array): string;
+  /** Decodes base64url (the caller has checked the alphabet). */
+  base64urlDecode(text: string): Uint8Array;
+}

@@ -1,0 +1,50 @@
+/** The crypto port on WebCrypto (`globalThis.crypto`): Node 20+, Bun, Deno, Workers, browsers. */
+
+import { decodeBase64url, encodeBase64url } from './base64url.js';
+import type { CryptoPort } from './crypto-port.js';
+
+const TAG_BITS = 128;
+const encoder = new TextEncoder();
+
+/** WebCrypto takes only ArrayBuffer-backed views; a view of shared memory is copied first. */
+function own(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return isArrayBufferBacked(bytes) ? bytes : new Uint8Array(bytes);
+}
+
+function isArrayBufferBacked(bytes: Uint8Array): bytes is Uint8Array<ArrayBuffer> {
+  return bytes.buffer instanceof ArrayBuffer;
+}
+
+export function webCryptoPort(): CryptoPort {
+  const crypto = globalThis.crypto;
+  if (!crypto?.subtle) throw new Error('This runtime has no WebCrypto (globalThis.crypto.subtle), which Tessera needs to seal requestState');
+  // Imported once per key; the raw bytes are the cache key (a ring keeps the same array for its lifetime).
+  const keys = new WeakMap<Uint8Array, Promise<CryptoKey>>();
+  const keyFor = (raw: Uint8Array): Promise<CryptoKey> => {
+    let key = keys.get(raw);
+    if (!key) {
+      key = crypto.subtle.importKey('raw', own(raw), 'AES-GCM', false, ['encrypt', 'decrypt']);
+      keys.set(raw, key);
+    }
+    return key;
+  };
+  return {
+    name: 'webcrypto',
+    randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    sha256: async (text) => new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text))),
+    async aesGcmSeal(key, iv, aad, plaintext) {
+      const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv: own(iv), additionalData: own(aad), tagLength: TAG_BITS }, await keyFor(key), own(plaintext));
+      return new Uint8Array(sealed);
+    },
+    async aesGcmOpen(key, iv, aad, sealed) {
+      try {
+        const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: own(iv), additionalData: own(aad), tagLength: TAG_BITS }, await keyFor(key), own(sealed));
+        return new Uint8Array(plain);
+      } catch {
+        return undefined;
+      }
+    },
+    base64urlEncode: encodeBase64url,
+    base64urlDecode: decodeBase64url,
+  };
+}

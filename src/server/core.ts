@@ -1,0 +1,197 @@
+/**
+ * The server's parts, put together: registries, capabilities derived from
+ * what is registered, the change bus, the requestState rounds and the
+ * extensions. The request path itself is request-path.ts; this class is what
+ * it (and each extension, as the ServerHost) works with.
+ */
+
+import type { Interaction } from '../mrtr/interaction.js';
+import type { InputRounds } from '../mrtr/input-rounds.js';
+import type { Reply, RequestChannel } from '../protocol/channel.js';
+import { McpError } from '../protocol/errors.js';
+import { errorResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { META_SERVER_INFO } from '../protocol/meta.js';
+import { Method } from '../protocol/methods.js';
+import type { CacheHints, Implementation, ServerCapabilities } from '../protocol/types.js';
+import type { SchemaInput } from '../schema/resolve.js';
+import { MemoryChangeBus, type ChangeBus, type ChangeList } from '../stores/change-bus.js';
+import type { ServerContext } from './context.js';
+import { contextClass, type ContextClass } from './context-class.js';
+import type { ContextMember, ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from './extension.js';
+import { inputRoundsFor } from './input-state.js';
+import { coreMethodOffered, coreMethods } from './methods.js';
+import { cacheHints, stderrLogger, type CacheableList, type ServerLogger, type ServerOptions } from './options.js';
+import { PromptRegistry } from './prompts.js';
+import type { RequestMeta } from './request-meta.js';
+import { ResourceRegistry } from './resources.js';
+import { clientError } from './results.js';
+import { SubscriptionHub } from './subscriptions.js';
+import { ToolRegistry, type TakeHandOff, type ToolDefinition } from './tools.js';
+
+export class ServerCore implements ServerHost {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  readonly logger: ServerLogger;
+  readonly changes: ChangeBus;
+  readonly tools: ToolRegistry;
+  readonly resources: ResourceRegistry;
+  readonly prompts: PromptRegistry;
+  readonly extensions: readonly ServerExtension[];
+  /** The extensions that take requests of another era (point 1 of the request path). */
+  readonly routes: readonly ServerExtension[];
+  readonly loggingEnabled: boolean;
+  /** `serverInfo` for every result's `_meta`, or undefined when turned off. */
+  readonly identity: Record<string, unknown> | undefined;
+  private readonly options: ServerOptions;
+  private readonly hub: SubscriptionHub;
+  private readonly methods: Map<string, MethodHandler>;
+  /** The extension each contributed method comes from. */
+  private readonly methodOwners = new Map<string, ServerExtension>();
+  private readonly Context: ContextClass;
+  private capabilityCache: ServerCapabilities | undefined;
+  private inputRounds: InputRounds | undefined;
+
+  /** Point 3 of the request path: a tool's hand-off goes to the extension it names. */
+  private readonly takeHandOff: TakeHandOff = (handOff, call) => {
+    const extension = this.extensions.find((e) => e.name === handOff.handOffTo && e.takeHandOff);
+    if (!extension?.takeHandOff) throw new TypeError(`Tool "${call.name}" handed its result off to "${handOff.handOffTo}", which this server does not have`);
+    return extension.takeHandOff(handOff, call);
+  };
+
+  constructor(info: Implementation, options: ServerOptions, extensions: readonly ExtensionFactory[]) {
+    this.info = info;
+    this.options = options;
+    this.instructions = options.instructions;
+    this.logger = options.logger ?? stderrLogger;
+    this.loggingEnabled = options.logging !== false;
+    this.identity = options.serverInfoInResults === false ? undefined : { [META_SERVER_INFO]: info };
+    this.changes = options.changes ?? new MemoryChangeBus();
+    this.hub = new SubscriptionHub(this.changes);
+    this.tools = new ToolRegistry(() => this.listChanged('tools'));
+    this.resources = new ResourceRegistry(() => this.listChanged('resources'));
+    this.prompts = new PromptRegistry(() => this.listChanged('prompts'));
+    this.methods = coreMethods({
+      tools: this.tools,
+      resources: this.resources,
+      prompts: this.prompts,
+      hub: this.hub,
+      cache: cacheHints(options.cache) satisfies Record<CacheableList, CacheHints>,
+      pageSize: options.pageSize ?? 100,
+      instructions: options.instructions,
+      capabilities: () => this.capabilities(),
+      takeHandOff: this.takeHandOff,
+    });
+    this.extensions = extensions.map((make) => make(this));
+    this.routes = this.extensions.filter((e) => e.route);
+    const members: Array<readonly [string, ContextMember]> = [];
+    for (const extension of this.extensions) {
+      for (const [name, handler] of Object.entries(extension.methods ?? {})) {
+        if (this.methods.has(name)) throw new TypeError(`Extension ${extension.name} defines ${name}, which the server already has`);
+        this.methods.set(name, handler);
+        this.methodOwners.set(name, extension);
+      }
+      members.push(...Object.entries(extension.context ?? {}));
+    }
+    this.Context = contextClass(members);
+  }
+
+  /** The requestState rounds, set up on first use (no keys are made at start-up, which Workers refuse at global scope). */
+  get rounds(): InputRounds {
+    this.inputRounds ??= inputRoundsFor(this.options.state ?? {}, this.info.name, this.logger);
+    return this.inputRounds;
+  }
+
+  /** Whether a retry of this request must redeem its state once: for every flow, or for the tool that asks it. */
+  singleUse(request: JsonRpcRequest): boolean {
+    if (this.options.state?.singleUse) return true;
+    return request.method === Method.ToolsCall && this.tools.definition(request.params?.name)?.singleUseState === true;
+  }
+
+  /* ---------------- what is offered ---------------- */
+
+  capabilities(): ServerCapabilities {
+    this.capabilityCache ??= this.extensions.reduce((capabilities, e) => e.capabilities?.(capabilities) ?? capabilities, this.coreCapabilities());
+    return this.capabilityCache;
+  }
+
+  private coreCapabilities(): ServerCapabilities {
+    const capabilities: ServerCapabilities = {};
+    if (this.tools.size > 0) capabilities.tools = { listChanged: true };
+    if (this.prompts.size > 0) capabilities.prompts = { listChanged: true };
+    if (this.resources.size > 0) capabilities.resources = { subscribe: true, listChanged: true };
+    if (this.prompts.size > 0 || this.resources.size > 0) capabilities.completions = {};
+    if (this.loggingEnabled) capabilities.logging = {};
+    return capabilities;
+  }
+
+  /** The handler of a method this server offers now, or undefined. */
+  method(name: string): MethodHandler | undefined {
+    const handler = this.methods.get(name);
+    if (!handler) return undefined;
+    const owner = this.methodOwners.get(name);
+    const offered = owner ? (owner.offersMethods?.(this.capabilities()) ?? true) : coreMethodOffered(name, this.capabilities());
+    return offered ? handler : undefined;
+  }
+
+  offers(method: string): boolean {
+    return this.method(method) !== undefined;
+  }
+
+  toolDefinition(name: unknown): ToolDefinition<SchemaInput | undefined> | undefined {
+    return this.tools.definition(name);
+  }
+
+  toolDefinitions(): Iterable<ToolDefinition<SchemaInput | undefined>> {
+    return this.tools.definitions();
+  }
+
+  /* ---------------- changes ---------------- */
+
+  listChanged(list: ChangeList): void {
+    this.capabilityCache = undefined;
+    void this.changes.publish({ type: 'list', list });
+  }
+
+  resourceUpdated(uri: string): void {
+    void this.changes.publish({ type: 'resource', uri });
+  }
+
+  /* ---------------- running methods ---------------- */
+
+  /** Point 2 of the request path: each extension may refuse what it governs. */
+  admit(request: JsonRpcRequest, meta: RequestMeta): void {
+    for (const extension of this.extensions) extension.admit?.(request, meta);
+  }
+
+  context(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): ServerContext {
+    return new this.Context(request, meta, channel, this.loggingEnabled, interaction);
+  }
+
+  async invoke(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): Promise<Record<string, unknown>> {
+    const handler = this.method(request.method);
+    if (!handler) throw McpError.methodNotFound(request.method);
+    this.admit(request, meta);
+    const ctx = this.context(request, channel, meta, interaction);
+    try {
+      return await handler(request, ctx, channel);
+    } finally {
+      ctx.finish();
+    }
+  }
+
+
+
+  clientError(error: unknown, method: string): McpError {
+    return clientError(error, method, this.logger);
+  }
+
+  errorReply(request: JsonRpcRequest, error: unknown): Reply {
+    const mcpError = this.clientError(error, request.method);
+    return { message: errorResponse(request.id, mcpError), condition: mcpError.condition };
+  }
+
+  close(): void {
+    this.hub.close();
+    for (const extension of this.extensions) extension.close?.();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * How features plug into the server without it knowing them: an extension
+ * contributes methods, capabilities, members of the handler context, and
+ * hooks at named points of the request path (request-path.ts). The
+ * 2025-11-25 era (legacy/) and the Tasks extension (tasks/) are extensions;
+ * the core imports neither.
+ */
+
+import type { Interaction } from '../mrtr/interaction.js';
+import type { McpError } from '../protocol/errors.js';
+import type { PeerMessageContext, Reply, RequestChannel, StreamSink } from '../protocol/channel.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
+import type { Implementation, ServerCapabilities } from '../protocol/types.js';
+import type { SchemaInput } from '../schema/resolve.js';
+import type { ChangeBus } from '../stores/change-bus.js';
+import type { RequestContext, ServerContext } from './context.js';
+import type { ServerLogger } from './options.js';
+import type { RequestMeta } from './request-meta.js';
+import type { ToolCall, ToolDefinition, ToolHandOff } from './tools.js';
+
+/** Answers one method: its result (whatever its resultType), or throws an McpError. */
+export type MethodHandler = (request: JsonRpcRequest, ctx: ServerContext, channel: RequestChannel) => Promise<Record<string, unknown>>;
+
+/** A member an extension adds to every handler context (`this` is the context). */
+export type ContextMember = (this: RequestContext, ...args: never[]) => unknown;
+
+export interface ServerExtension {
+  /** Names the extension in errors, and is what a tool hand-off names (`handOffTo`). */
+  readonly name: string;
+  /** 2026-07-28 methods it adds, by name. */
+  readonly methods?: Readonly<Record<string, MethodHandler>>;
+  /** Whether its methods are offered, given what the server advertises (default: always); when not, they are unknown (-32601). */
+  offersMethods?(capabilities: ServerCapabilities): boolean;
+  /** Members it adds to every handler context, by name (e.g. `task`). */
+  readonly context?: Readonly<Record<string, ContextMember>>;
+  /** What it adds to the capabilities the core derived from what is registered. */
+  capabilities?(core: ServerCapabilities): ServerCapabilities;
+
+  /** Point 1, era: before the 2026-07-28 gates, answers a request of another era itself, or returns undefined to go on. */
+  route?(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> | undefined;
+  /** Point 2, admission: after the gates and before any state is opened, refuses what it governs (throws McpError). */
+  admit?(request: JsonRpcRequest, meta: RequestMeta): void;
+  /** Point 3, hand-off: a tool returned a hand-off that names this extension; its result is the tool's. */
+  takeHandOff?(handOff: ToolHandOff, call: ToolCall): Promise<Record<string, unknown>>;
+
+  /** Messages that are not requests, and HTTP GET and DELETE (2025-11-25 sessions). Each returns the HTTP status. */
+  handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;
+  handleNotification?(notification: JsonRpcNotification, context: PeerMessageContext): number | Promise<number>;
+  openStream?(header: (name: string) => string | undefined, open: () => StreamSink): number | Promise<number>;
+  endSession?(header: (name: string) => string | undefined): number | Promise<number>;
+
+  /** The server is shutting down. */
+  close?(): void;
+}
+
+/** What an extension may use of the server it is part of. */
+export interface ServerHost {
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  readonly logger: ServerLogger;
+  readonly changes: ChangeBus;
+  /** What the server advertises (the core's capabilities and every extension's). */
+  capabilities(): ServerCapabilities;
+  /** A tool's definition as registered (extensions read their own fields of it). */
+  toolDefinition(name: unknown): ToolDefinition<SchemaInput | undefined> | undefined;
+  /** Every registered tool's definition. */
+  toolDefinitions(): Iterable<ToolDefinition<SchemaInput | undefined>>;
+  /**
+   * Runs a method for a request another era admitted: the extensions'
+   * admission, then the handler with a context made from `meta`, asking
+   * through `interaction`. The raw result, or the error the handler threw.
+   */
+  invoke(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): Promise<Record<string, unknown>>;
+  /** Whether the server offers `method` now (given what is registered). */
+  offers(method: string): boolean;
+  /** The error a client may see for what a handler threw (logged when it is not the handler's own McpError). */
+  clientError(error: unknown, method: string): McpError;
+}
+
+/** Makes an extension for one server. */
+export type ExtensionFactory = (host: ServerHost) => ServerExtension;

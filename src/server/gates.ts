@@ -1,0 +1,53 @@
+/**
+ * The gates every 2026-07-28 request passes before its method runs, in the
+ * order that gives each failure its mandated error: `_meta` (-32602, HTTP
+ * 400), version header (-32020), version (-32022), method (-32601, HTTP 404),
+ * routing and mirrored-argument headers (-32020).
+ */
+
+import { McpError } from '../protocol/errors.js';
+import type { RequestChannel } from '../protocol/channel.js';
+import type { HeaderParam } from '../protocol/header-values.js';
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { Method } from '../protocol/methods.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import type { MethodHandler } from './extension.js';
+import { checkParamHeaders, checkRoutingHeaders, checkVersionHeader } from './header-gate.js';
+import { hasModernMeta, readRequestMeta, type RequestMeta } from './request-meta.js';
+
+export interface Admitted {
+  handler: MethodHandler;
+  meta: RequestMeta;
+}
+
+export interface GateLookups {
+  /** The handler of a method the server offers now, or undefined. */
+  method(name: string): MethodHandler | undefined;
+  /** The `x-mcp-header` mirrors of a tool's arguments. */
+  headerParams(tool: string): readonly HeaderParam[] | undefined;
+}
+
+export function passGates(request: JsonRpcRequest, channel: RequestChannel, lookups: GateLookups): Admitted {
+  const header = channel.header?.bind(channel);
+  if (request.method === 'initialize' && !hasModernMeta(request.params)) {
+    // A 2025-era handshake: name the versions served here, since such a client cannot fall forward by itself.
+    const requested = request.params?.protocolVersion;
+    throw McpError.unsupportedVersion(typeof requested === 'string' ? requested : 'unknown', MODERN_PROTOCOL_VERSIONS);
+  }
+  const meta = readRequestMeta(request.params);
+  if (header) checkVersionHeader(header, meta.protocolVersion);
+  if (!MODERN_PROTOCOL_VERSIONS.includes(meta.protocolVersion)) {
+    throw McpError.unsupportedVersion(meta.protocolVersion, MODERN_PROTOCOL_VERSIONS);
+  }
+  // Removed methods (initialize, ping, logging/setLevel, resources/subscribe…) are unknown here: -32601 on 404.
+  const handler = lookups.method(request.method);
+  if (!handler) throw McpError.methodNotFound(request.method);
+  if (header) {
+    checkRoutingHeaders(header, request);
+    if (request.method === Method.ToolsCall && typeof request.params?.name === 'string') {
+      const mirrors = lookups.headerParams(request.params.name);
+      if (mirrors && mirrors.length > 0) checkParamHeaders(header, mirrors, request.params.arguments);
+    }
+  }
+  return { handler, meta };
+}

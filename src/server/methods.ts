@@ -1,0 +1,86 @@
+/** The methods of the 2026-07-28 core, each answered from what is registered. */
+
+import { Method } from '../protocol/methods.js';
+import type { CacheHints, ServerCapabilities } from '../protocol/types.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { complete } from './completion.js';
+import type { MethodHandler } from './extension.js';
+import type { CacheableList } from './options.js';
+import type { PromptRegistry } from './prompts.js';
+import type { ResourceRegistry } from './resources.js';
+import type { SubscriptionHub } from './subscriptions.js';
+import type { TakeHandOff, ToolRegistry } from './tools.js';
+
+export interface CoreParts {
+  tools: ToolRegistry;
+  resources: ResourceRegistry;
+  prompts: PromptRegistry;
+  hub: SubscriptionHub;
+  cache: Readonly<Record<CacheableList, CacheHints>>;
+  pageSize: number;
+  instructions: string | undefined;
+  capabilities(): ServerCapabilities;
+  /** Where a tool's hand-off goes (the extension it names). */
+  takeHandOff: TakeHandOff;
+}
+
+function withCache(result: Record<string, unknown>, hints: CacheHints): Record<string, unknown> {
+  return { ...result, ttlMs: hints.ttlMs, cacheScope: hints.cacheScope };
+}
+
+export function coreMethods(parts: CoreParts): Map<string, MethodHandler> {
+  const { tools, resources, prompts, hub, cache, pageSize } = parts;
+  const params = (request: { params?: Record<string, unknown> }): Record<string, unknown> => request.params ?? {};
+  return new Map<string, MethodHandler>([
+    [
+      Method.Discover,
+      async () => {
+        const result: Record<string, unknown> = { supportedVersions: [...MODERN_PROTOCOL_VERSIONS], capabilities: parts.capabilities() };
+        if (parts.instructions !== undefined) result.instructions = parts.instructions;
+        return withCache(result, cache.discover);
+      },
+    ],
+    [Method.ToolsList, async (r) => withCache(tools.list(params(r).cursor, pageSize), cache.tools)],
+    [Method.ToolsCall, (r, ctx) => tools.call(params(r), ctx, parts.takeHandOff)],
+    [Method.PromptsList, async (r) => withCache(prompts.list(params(r).cursor, pageSize), cache.prompts)],
+    [Method.PromptsGet, (r, ctx) => prompts.get(params(r), ctx)],
+    [Method.ResourcesList, async (r) => withCache(resources.list(params(r).cursor, pageSize), cache.resources)],
+    [Method.ResourceTemplatesList, async (r) => withCache(resources.listTemplates(params(r).cursor, pageSize), cache.templates)],
+    [
+      Method.ResourcesRead,
+      async (r, ctx) => {
+        const read = await resources.read(params(r), ctx);
+        // A hand-made input-required result is not the resource: no caching hints on it.
+        return read.result.resultType === 'input_required' ? read.result : withCache(read.result, { ...cache.read, ...read.cache });
+      },
+    ],
+    [
+      Method.Complete,
+      (r, ctx) =>
+        complete(params(r), ctx, (ref, argument) =>
+          ref.type === 'ref/prompt' ? prompts.completer(String(ref.name), argument) : resources.templateCompleter(String(ref.uri), argument),
+        ),
+    ],
+    [Method.SubscriptionsListen, (r, _ctx, channel) => hub.listen(r.id, params(r), channel, parts.capabilities())],
+  ]);
+}
+
+/** Whether the capabilities the server advertises cover a core method (a method of an absent feature is unknown: -32601). */
+export function coreMethodOffered(method: string, capabilities: ServerCapabilities): boolean {
+  switch (method) {
+    case Method.ToolsList:
+    case Method.ToolsCall:
+      return capabilities.tools !== undefined;
+    case Method.PromptsList:
+    case Method.PromptsGet:
+      return capabilities.prompts !== undefined;
+    case Method.ResourcesList:
+    case Method.ResourceTemplatesList:
+    case Method.ResourcesRead:
+      return capabilities.resources !== undefined;
+    case Method.Complete:
+      return capabilities.completions !== undefined;
+    default:
+      return true;
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The request path of the server, top to bottom. Before it: the transport read
+ * the bytes and parsed one JSON-RPC request (transport/). After it: the
+ * transport sends the reply as JSON or as the last event of an SSE stream,
+ * with the HTTP status decided there (transport/http/status.ts).
+ */
+
+import type { Reply, RequestChannel } from '../protocol/channel.js';
+import { resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
+import { STUCK } from '../mrtr/replay.js';
+import type { Round } from '../mrtr/input-rounds.js';
+import type { ServerCore } from './core.js';
+import { passGates } from './gates.js';
+import { finishResult } from './results.js';
+
+export async function answerRequest(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
+  // 1. Era: an extension may answer a request of another era itself (a 2025-11-25 session: legacy/era.ts).
+  for (const extension of core.routes) {
+    const reply = extension.route!(request, channel);
+    if (reply) return reply;
+  }
+
+  let admitted;
+  let round: Round | undefined;
+  try {
+    // 2. Gates (gates.ts), then each extension's admission (e.g. a task-only tool without the Tasks extension: -32021).
+    admitted = passGates(request, channel, { method: (name) => core.method(name), headerParams: (tool) => core.tools.headerParams(tool) });
+    core.admit(request, admitted.meta);
+    // 3. For the three methods that may ask: open the retry before any handler code runs
+    //    (inputResponses, requestState sealed and bound to this caller and request, single use) (mrtr/input-rounds.ts).
+    if (INPUT_REQUIRED_METHODS.has(request.method)) {
+      round = await core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(request));
+    }
+  } catch (error) {
+    return core.errorReply(request, error);
+  }
+
+  // 4. The handler's context, with the interaction it asks through already in it (context.ts).
+  const ctx = core.context(request, channel, admitted.meta, round?.interaction);
+  try {
+    // 5. The method (methods.ts): for the three that may ask, until it finishes or waits on nothing but unanswered questions (mrtr/replay.ts).
+    const running = admitted.handler(request, ctx, channel);
+    let result: Record<string, unknown>;
+    if (round) {
+      const outcome = await round.interaction.settle(running);
+      if (outcome === STUCK) ctx.end('The round ended waiting for input');
+      // 6. Seal or finish: unanswered questions go out as input_required with fresh state…
+      result = await core.rounds.conclude(round, outcome);
+    } else {
+      result = await running;
+    }
+    // …and a result gets its resultType and the server's identity.
+    return { message: resultResponse(request.id, finishResult(request.method, result, core.identity)) };
+  } catch (error) {
+    return core.errorReply(request, error);
+  } finally {
+    ctx.finish();
+  }
+}

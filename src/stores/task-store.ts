@@ -1,0 +1,114 @@
+/**
+ * Tasks as plain data (Tasks extension): status, result or error, and the
+ * questions a task waits on, in a store any instance can read. The work itself
+ * runs on one instance (tasks/task-runner.ts), which hears answers and
+ * cancellation for its tasks through the store's events, so `tasks/update` and
+ * `tasks/cancel` work from whichever instance receives them.
+ */
+
+import type { JsonRpcErrorObject } from '../protocol/errors.js';
+import type { InputRequest } from '../protocol/types.js';
+import { ExpiringMap } from './expiring-map.js';
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+export const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
+export const LIVE_STATUSES: readonly TaskStatus[] = ['working', 'input_required'];
+
+export interface TaskData {
+  taskId: string;
+  /** Who created it; nobody else may see or steer it. */
+  principal: string;
+  status: TaskStatus;
+  statusMessage?: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  lastUpdatedAt: number;
+  /** The record lives this long after `createdAt`. */
+  ttlMs: number;
+  pollIntervalMs: number;
+  /** The tool's result, once completed. */
+  result?: Record<string, unknown>;
+  /** The JSON-RPC error, once failed. */
+  error?: JsonRpcErrorObject;
+  /** Questions waiting for `tasks/update`, by key, while `input_required`. */
+  inputRequests?: Record<string, InputRequest>;
+}
+
+export type TaskPatch = Partial<Pick<TaskData, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests'>>;
+
+/** What reaches the instance running a task. */
+export type TaskEvent = { type: 'answers'; answers: Record<string, unknown> } | { type: 'cancelled' };
+
+export interface TaskStore {
+  /** Adds a new task; false when the store is full. */
+  create(task: TaskData): Promise<boolean>;
+  /** The task, or undefined when unknown or expired. */
+  get(taskId: string): Promise<TaskData | undefined>;
+  /**
+   * Compare-and-set: applies `patch` (and a new `lastUpdatedAt`) only while the
+   * task's status is one of `from`; the updated task, or undefined when it was not.
+   */
+  transition(taskId: string, from: readonly TaskStatus[], patch: TaskPatch): Promise<TaskData | undefined>;
+  /** Tells the instance running the task (answers arrived, the task was cancelled). */
+  notify(taskId: string, event: TaskEvent): Promise<void>;
+  /** Hears the events of a task this instance runs, until the returned function is called. */
+  listen(taskId: string, onEvent: (event: TaskEvent) => void): () => void;
+}
+
+export interface MemoryTaskStoreOptions {
+  /** Most tasks held at once (default 10,000); beyond it new tasks are refused. */
+  maxTasks?: number;
+  clock?: () => number;
+}
+
+/** For one process (or tests). Several instances need a shared store, e.g. Redis. */
+export class MemoryTaskStore implements TaskStore {
+  private readonly tasks: ExpiringMap<string, TaskData>;
+  private readonly listeners = new Map<string, Set<(event: TaskEvent) => void>>();
+  private readonly clock: () => number;
+
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    this.clock = options.clock ?? (() => Date.now());
+    this.tasks = new ExpiringMap({ maxEntries: options.maxTasks ?? 10_000, clock: this.clock });
+  }
+
+  get size(): number {
+    return this.tasks.size;
+  }
+
+  create(task: TaskData): Promise<boolean> {
+    return Promise.resolve(this.tasks.set(task.taskId, structuredClone(task), task.createdAt + task.ttlMs));
+  }
+
+  get(taskId: string): Promise<TaskData | undefined> {
+    const task = this.tasks.get(taskId);
+    return Promise.resolve(task && structuredClone(task));
+  }
+
+  transition(taskId: string, from: readonly TaskStatus[], patch: TaskPatch): Promise<TaskData | undefined> {
+    const task = this.tasks.get(taskId);
+    if (!task || !from.includes(task.status)) return Promise.resolve(undefined);
+    for (const [field, value] of Object.entries(patch) as Array<[keyof TaskPatch, unknown]>) {
+      if (value === undefined) delete task[field];
+      else Object.assign(task, { [field]: structuredClone(value) });
+    }
+    task.lastUpdatedAt = this.clock();
+    return Promise.resolve(structuredClone(task));
+  }
+
+  notify(taskId: string, event: TaskEvent): Promise<void> {
+    for (const listener of [...(this.listeners.get(taskId) ?? [])]) listener(event);
+    return Promise.resolve();
+  }
+
+  listen(taskId: string, onEvent: (event: TaskEvent) => void): () => void {
+    let set = this.listeners.get(taskId);
+    if (!set) this.listeners.set(taskId, (set = new Set()));
+    set.add(onEvent);
+    return () => {
+      set.delete(onEvent);
+      if (set.size === 0) this.listeners.delete(taskId);
+    };
+  }
+}

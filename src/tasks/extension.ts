@@ -1,0 +1,128 @@
+/**
+ * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) as an
+ * extension of the server: `ctx.task(fn)` in tools that take part, the
+ * `tasks/*` methods, the capability, and its -32021 gates. Tasks exist only
+ * for 2026-07-28 requests that declared the extension.
+ */
+
+import { missingCapabilityError } from '../protocol/capabilities.js';
+import { McpError } from '../protocol/errors.js';
+import { isObject } from '../protocol/guards.js';
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { TASKS_EXTENSION } from '../protocol/meta.js';
+import { Method } from '../protocol/methods.js';
+import type { ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import type { RequestContext } from '../server/context.js';
+import type { ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from '../server/extension.js';
+import type { RequestMeta } from '../server/request-meta.js';
+import type { ToolCall, ToolHandOff } from '../server/tools.js';
+import { MemoryTaskStore, type TaskStore } from '../stores/task-store.js';
+import { TaskMethods } from './task-methods.js';
+import { TaskRunner } from './task-runner.js';
+import { inlineTask, isTaskWork, taskWork, type TaskContext, type TaskOptions, type TaskReturn, type TaskWork } from './task-work.js';
+
+export interface TasksOptions {
+  /** How long a task's record lives after creation, in ms (default 1 hour). */
+  ttlMs?: number;
+  /** How often clients should poll, in ms (default 1000). */
+  pollIntervalMs?: number;
+  /** Most tasks held at once by the default store (default 10,000); beyond it new tasks are refused. */
+  maxTasks?: number;
+  /** Where tasks are kept (default: this process's memory). */
+  store?: TaskStore;
+}
+
+/** Whether a request's capabilities declare the Tasks extension. */
+export function declaresTasks(capabilities: ClientCapabilities): boolean {
+  return isObject(capabilities.extensions) && isObject(capabilities.extensions[TASKS_EXTENSION]);
+}
+
+const NEEDS_TASKS: ClientCapabilities = { extensions: { [TASKS_EXTENSION]: {} } };
+
+/** Whether this request may have a task made for it. */
+function mayHaveTasks(meta: Pick<RequestMeta, 'protocolVersion' | 'clientCapabilities'>): boolean {
+  return MODERN_PROTOCOL_VERSIONS.includes(meta.protocolVersion) && declaresTasks(meta.clientCapabilities);
+}
+
+export function tasks(options: TasksOptions = {}): ExtensionFactory {
+  return (host) => new TasksExtension(host, options);
+}
+
+class TasksExtension implements ServerExtension {
+  readonly name = 'tasks';
+  readonly methods: Readonly<Record<string, MethodHandler>>;
+  readonly context = {
+    task(this: RequestContext, fn: (task: TaskContext) => TaskReturn | Promise<TaskReturn>, options?: TaskOptions): TaskWork {
+      // The Tasks extension covers tools/call only.
+      if (this.method !== Method.ToolsCall) throw new TypeError(`ctx.task works only in tools/call handlers (this is ${this.method})`);
+      return taskWork(fn, options);
+    },
+  };
+  private readonly runner: TaskRunner;
+
+  constructor(
+    private readonly host: ServerHost,
+    options: TasksOptions,
+  ) {
+    const store = options.store ?? new MemoryTaskStore({ maxTasks: options.maxTasks });
+    this.runner = new TaskRunner(store, { ttlMs: options.ttlMs ?? 60 * 60_000, pollIntervalMs: options.pollIntervalMs ?? 1000 }, host.logger);
+    const methods = new TaskMethods(store);
+    const gated =
+      (answer: (params: Record<string, unknown>, principal: string) => Promise<Record<string, unknown>>): MethodHandler =>
+      async (request, ctx) => {
+        // Tasks do not exist under 2025-11-25, whatever a session declared.
+        if (!MODERN_PROTOCOL_VERSIONS.includes(ctx.protocolVersion)) throw McpError.methodNotFound(request.method);
+        if (!declaresTasks(ctx.clientCapabilities)) throw missingCapabilityError([NEEDS_TASKS]);
+        return answer(request.params ?? {}, ctx.principal ?? '');
+      };
+    this.methods = {
+      'tasks/get': gated((params, principal) => methods.get(params, principal)),
+      'tasks/update': gated((params, principal) => methods.update(params, principal)),
+      'tasks/cancel': gated((params, principal) => methods.cancel(params, principal)),
+    };
+  }
+
+  /** Whether any tool takes part. */
+  private get inUse(): boolean {
+    for (const definition of this.host.toolDefinitions()) if (definition.task) return true;
+    return false;
+  }
+
+  capabilities(core: ServerCapabilities): ServerCapabilities {
+    return this.inUse ? { ...core, extensions: { ...core.extensions, [TASKS_EXTENSION]: {} } } : core;
+  }
+
+  offersMethods(capabilities: ServerCapabilities): boolean {
+    return capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
+  }
+
+  admit(request: JsonRpcRequest, meta: RequestMeta): void {
+    if (request.method === Method.ToolsCall) {
+      // A task-only tool needs a request that can have a task (a 2025 session never can).
+      if (this.host.toolDefinition(request.params?.name)?.task === 'required' && !mayHaveTasks(meta)) throw missingCapabilityError([NEEDS_TASKS]);
+    } else if (request.method === Method.SubscriptionsListen && this.inUse) {
+      // Task notifications are not delivered on listen streams (a MAY); asking for them without the extension is still -32021.
+      const filter = request.params?.notifications;
+      if (isObject(filter) && filter.taskIds !== undefined && !declaresTasks(meta.clientCapabilities)) throw missingCapabilityError([NEEDS_TASKS]);
+    }
+  }
+
+  async takeHandOff(handOff: ToolHandOff, call: ToolCall): Promise<Record<string, unknown>> {
+    if (!isTaskWork(handOff)) throw new TypeError(`Tool "${call.name}" returned a hand-off to tasks that is not ctx.task work`);
+    const { ctx } = call;
+    if (!this.host.toolDefinition(call.name)?.task || !mayHaveTasks(ctx)) {
+      // No task: the work runs inside this request, so its asks are this request's own.
+      return call.shape(await handOff.run(inlineTask(ctx)));
+    }
+    const task = await this.runner.start(handOff, ctx.principal ?? '', ctx.clientCapabilities, call.shape);
+    const { taskId, status, ttlMs, pollIntervalMs } = task;
+    const createdAt = new Date(task.createdAt).toISOString();
+    // The core schema has no task results and checks a tools/call result as CallToolResult: an empty content keeps it valid.
+    return { resultType: 'task', taskId, status, createdAt, lastUpdatedAt: createdAt, ttlMs, pollIntervalMs, content: [] };
+  }
+
+  close(): void {
+    this.runner.stopAll('The server is shutting down');
+  }
+}

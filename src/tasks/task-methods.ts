@@ -1,0 +1,62 @@
+/**
+ * `tasks/get`, `tasks/update` and `tasks/cancel`, answered from the task store,
+ * so any instance can answer them; only the task's creator sees or steers it.
+ */
+
+import { McpError } from '../protocol/errors.js';
+import { isObject } from '../protocol/guards.js';
+import { LIVE_STATUSES, type TaskData, type TaskStore } from '../stores/task-store.js';
+
+function unknownTask(taskId: unknown): McpError {
+  return McpError.invalidParams(`Invalid params: unknown or expired task ${JSON.stringify(taskId)}`);
+}
+
+/** The task as `tasks/get` reports it (`DetailedTask`). */
+export function detailedTask(task: TaskData): Record<string, unknown> {
+  const detailed: Record<string, unknown> = {
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: new Date(task.createdAt).toISOString(),
+    lastUpdatedAt: new Date(task.lastUpdatedAt).toISOString(),
+    ttlMs: task.ttlMs,
+    pollIntervalMs: task.pollIntervalMs,
+  };
+  if (task.statusMessage !== undefined) detailed.statusMessage = task.statusMessage;
+  if (task.status === 'input_required') detailed.inputRequests = task.inputRequests ?? {};
+  if (task.status === 'completed') detailed.result = task.result;
+  if (task.status === 'failed') detailed.error = task.error;
+  return detailed;
+}
+
+export class TaskMethods {
+  constructor(private readonly store: TaskStore) {}
+
+  /** The caller's own task; anyone else's is as unknown as one that never existed. */
+  private async own(params: Record<string, unknown>, principal: string): Promise<TaskData> {
+    const task = typeof params.taskId === 'string' ? await this.store.get(params.taskId) : undefined;
+    if (!task || task.principal !== principal) throw unknownTask(params.taskId);
+    return task;
+  }
+
+  async get(params: Record<string, unknown>, principal: string): Promise<Record<string, unknown>> {
+    return detailedTask(await this.own(params, principal));
+  }
+
+  async update(params: Record<string, unknown>, principal: string): Promise<Record<string, unknown>> {
+    const task = await this.own(params, principal);
+    if (!isObject(params.inputResponses)) throw McpError.invalidParams('Invalid params: inputResponses must be an object');
+    await this.store.notify(task.taskId, { type: 'answers', answers: params.inputResponses });
+    return {};
+  }
+
+  async cancel(params: Record<string, unknown>, principal: string): Promise<Record<string, unknown>> {
+    const task = await this.own(params, principal);
+    const cancelled = await this.store.transition(task.taskId, LIVE_STATUSES, {
+      status: 'cancelled',
+      statusMessage: 'Cancelled by the client',
+      inputRequests: undefined,
+    });
+    if (cancelled) await this.store.notify(task.taskId, { type: 'cancelled' });
+    return {};
+  }
+}

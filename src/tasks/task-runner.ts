@@ -1,0 +1,175 @@
+/**
+ * Runs task work on this instance: records the task in the store, runs the
+ * work in the background, and writes what happens (questions asked during the
+ * task, the result or error) back with compare-and-set transitions, so a
+ * cancellation from any instance wins over a result that arrives after it.
+ * Answers and cancellation reach the work through the store's task events.
+ */
+
+import { ANSWER_ATTEMPTS, askAll, tooManyInvalidAnswers } from '../mrtr/ask-all.js';
+import type { QuestionMap } from '../mrtr/interaction.js';
+import type { Question } from '../mrtr/questions.js';
+import { McpError, isReservedErrorCode } from '../protocol/errors.js';
+import type { ClientCapabilities, InputRequest } from '../protocol/types.js';
+import { randomId } from '../platform/crypto.js';
+import { LIVE_STATUSES, type TaskData, type TaskEvent, type TaskStore } from '../stores/task-store.js';
+import type { ServerLogger } from '../server/options.js';
+import type { TaskContext, TaskReturn, TaskWork } from './task-work.js';
+
+export interface TaskDefaults {
+  ttlMs: number;
+  pollIntervalMs: number;
+}
+
+/** A question waiting for `tasks/update`. */
+interface Waiting {
+  request: InputRequest;
+  take(answer: unknown): void;
+}
+
+/** One task running here: its questions, and what stops it. */
+class RunningTask {
+  readonly controller = new AbortController();
+  readonly waiting = new Map<string, Waiting>();
+  private nextKey = 1;
+
+  constructor(readonly taskId: string) {}
+
+  /** A key for a new question: its own name plus a counter, never reused within the task. */
+  newKey(base: string): string {
+    return `${base}-${this.nextKey++}`;
+  }
+
+  inputRequests(): Record<string, InputRequest> {
+    return Object.fromEntries([...this.waiting].map(([key, w]) => [key, w.request]));
+  }
+}
+
+export class TaskRunner {
+  private readonly running = new Set<RunningTask>();
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly defaults: TaskDefaults,
+    private readonly logger: ServerLogger,
+    private readonly clock: () => number = () => Date.now(),
+  ) {}
+
+  /**
+   * Makes a task for `work` and starts it. `shape` turns what the work returns
+   * into the tool's result. Resolves with the task as created (for the `CreateTaskResult`).
+   */
+  async start(
+    work: TaskWork,
+    principal: string,
+    capabilities: ClientCapabilities,
+    shape: (value: TaskReturn) => Promise<Record<string, unknown>>,
+  ): Promise<TaskData> {
+    const now = this.clock();
+    const task: TaskData = {
+      taskId: `task-${randomId(16)}`,
+      principal,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: work.options.ttlMs ?? this.defaults.ttlMs,
+      pollIntervalMs: work.options.pollIntervalMs ?? this.defaults.pollIntervalMs,
+    };
+    if (!(await this.store.create(task))) throw McpError.overloaded('tasks');
+    const running = new RunningTask(task.taskId);
+    this.running.add(running);
+    const stopListening = this.store.listen(task.taskId, (event) => this.onEvent(running, event));
+    // The record expires after ttlMs: the work stops with it.
+    const expiry = setTimeout(() => running.controller.abort(new Error('The task expired')), task.ttlMs);
+    (expiry as { unref?: () => void }).unref?.();
+    void this.run(running, work, capabilities, shape).finally(() => {
+      clearTimeout(expiry);
+      stopListening();
+      this.running.delete(running);
+    });
+    return task;
+  }
+
+  /** Stops every task running here (server shutdown); their records fail or stay as the store has them. */
+  stopAll(reason: string): void {
+    for (const running of this.running) running.controller.abort(new Error(reason));
+  }
+
+  private onEvent(running: RunningTask, event: TaskEvent): void {
+    if (event.type === 'cancelled') {
+      running.waiting.clear();
+      running.controller.abort(new Error('The task was cancelled'));
+      return;
+    }
+    // Keys not waiting (never asked, answered, superseded) are ignored.
+    const taken = Object.entries(event.answers).filter(([key]) => running.waiting.has(key));
+    if (taken.length === 0) return;
+    for (const [key, answer] of taken) {
+      const waiting = running.waiting.get(key)!;
+      running.waiting.delete(key);
+      waiting.take(answer);
+    }
+    // The status follows at once, so a tasks/get never shows input_required with nothing to answer.
+    void this.publishQuestions(running);
+  }
+
+  /** Writes the questions still waiting (or none) to the task's record. */
+  private async publishQuestions(running: RunningTask): Promise<void> {
+    const inputRequests = running.inputRequests();
+    const asking = Object.keys(inputRequests).length > 0;
+    await this.store.transition(running.taskId, LIVE_STATUSES, asking ? { status: 'input_required', inputRequests } : { status: 'working', inputRequests: undefined });
+  }
+
+  private async run(
+    running: RunningTask,
+    work: TaskWork,
+    capabilities: ClientCapabilities,
+    shape: (value: TaskReturn) => Promise<Record<string, unknown>>,
+  ): Promise<void> {
+    let outcome: { result: Record<string, unknown> } | { error: McpError; message: string };
+    try {
+      outcome = { result: await shape(await work.run(this.contextFor(running, capabilities))) };
+    } catch (error) {
+      if (error instanceof McpError && !isReservedErrorCode(error.code)) {
+        outcome = { error, message: error.message };
+      } else {
+        this.logger.error(`task ${running.taskId} failed`, error);
+        outcome = { error: McpError.internal(), message: 'Internal error' };
+      }
+    }
+    // Compare-and-set: a task cancelled (or expired) meanwhile keeps that status.
+    const patch =
+      'result' in outcome
+        ? { status: 'completed' as const, result: { resultType: 'complete', ...outcome.result }, inputRequests: undefined }
+        : { status: 'failed' as const, statusMessage: outcome.message, error: outcome.error.toJSON(), inputRequests: undefined };
+    await this.store.transition(running.taskId, LIVE_STATUSES, patch);
+  }
+
+  /** Asks during a task: the task shows input_required with the question until tasks/update answers it. */
+  private contextFor(running: RunningTask, capabilities: ClientCapabilities): TaskContext {
+    const signal = running.controller.signal;
+    const askOne = async (question: Question<unknown>): Promise<unknown> => {
+      for (let attempt = 1; attempt <= ANSWER_ATTEMPTS; attempt++) {
+        const answer = await new Promise<unknown>((resolve, reject) => {
+          if (signal.aborted) return reject(signal.reason);
+          const onAbort = (): void => reject(signal.reason);
+          signal.addEventListener('abort', onAbort, { once: true });
+          // A new key on every attempt: an answer to an earlier attempt is never taken for this one.
+          running.waiting.set(running.newKey(question.key ?? question.kind), {
+            request: question.request,
+            take: (value) => {
+              signal.removeEventListener('abort', onAbort);
+              resolve(value);
+            },
+          });
+          void this.publishQuestions(running);
+        });
+        const value = await question.parse(answer);
+        if (value !== undefined) return value;
+      }
+      throw tooManyInvalidAnswers(question);
+    };
+    const ask = (input: Question<unknown> | QuestionMap): Promise<unknown> => askAll(input, capabilities, askOne);
+    return { taskId: running.taskId, signal, ask: ask as TaskContext['ask'] };
+  }
+}

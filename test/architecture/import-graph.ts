@@ -1,0 +1,137 @@
+/**
+ * The import graph of src/ and the layer rules of docs/architecture.md,
+ * checked over it. Every kind of reference counts: `import`, `import type`,
+ * `export … from`, `import('…')` in types and code, and `declare module`
+ * augmentations.
+ */
+
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+/** File (relative to src/, e.g. `server/server.ts`) → the src files it references. */
+export type ImportGraph = ReadonlyMap<string, readonly string[]>;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function specifiersOf(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.push(node.moduleSpecifier.text);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      found.push(node.argument.literal.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+      found.push(node.arguments[0].text);
+    } else if (ts.isModuleDeclaration(node) && ts.isStringLiteral(node.name)) {
+      found.push(node.name.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** The graph of every .ts file under `srcDir`; only references to other files of src/ are kept. */
+export function importGraph(srcDir: string): ImportGraph {
+  const root = resolve(srcDir);
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(root)) {
+    const targets = specifiersOf(file)
+      .filter((s) => s.startsWith('.'))
+      .map((s) => relative(root, resolve(dirname(file), s.replace(/\.js$/, '.ts'))))
+      .filter((target) => !target.startsWith('..'));
+    graph.set(relative(root, file), [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** The layer of a file: its first folder under src/, or `root` for src/*.ts. */
+export function layerOf(file: string): string {
+  const slash = file.indexOf('/');
+  return slash < 0 ? 'root' : file.slice(0, slash);
+}
+
+export interface LayerRule {
+  /** The layer the rule is about. */
+  layer: string;
+  /** Layers it may import (besides itself); everything else is a violation. */
+  only?: readonly string[];
+  /** Layers it may never import. */
+  never?: readonly string[];
+}
+
+/** The rules of docs/architecture.md. */
+export const LAYER_RULES: readonly LayerRule[] = [
+  { layer: 'platform', only: [] },
+  { layer: 'protocol', only: [] },
+  { layer: 'schema', only: ['protocol'] },
+  { layer: 'stores', only: ['protocol', 'platform'] },
+  { layer: 'transport', only: ['protocol'] },
+  { layer: 'mrtr', never: ['server', 'client', 'transport', 'legacy', 'tasks', 'auth', 'cli'] },
+  { layer: 'server', never: ['legacy', 'tasks', 'client', 'auth', 'cli'] },
+  { layer: 'client', never: ['server', 'mrtr', 'legacy', 'tasks', 'schema', 'stores', 'cli'] },
+];
+
+/** Only cli (and the command's entry) may import cli. */
+const CLI_IMPORTERS: ReadonlySet<string> = new Set(['cli']);
+
+export function layerViolations(graph: ImportGraph, rules: readonly LayerRule[] = LAYER_RULES): string[] {
+  const problems: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = layerOf(file);
+    const rule = rules.find((r) => r.layer === from);
+    for (const target of targets) {
+      const to = layerOf(target);
+      if (to === from) continue;
+      if (to === 'cli' && !CLI_IMPORTERS.has(from)) problems.push(`${file} imports ${target}: nothing but cli imports cli`);
+      else if (rule?.only && !rule.only.includes(to)) problems.push(`${file} imports ${target}: ${from} may import only ${rule.only.join(', ') || 'nothing else'}`);
+      else if (rule?.never?.includes(to)) problems.push(`${file} imports ${target}: ${from} never imports ${to}`);
+    }
+  }
+  return problems;
+}
+
+/** Every import cycle, each as the list of files around it (found by Tarjan's strongly connected components). */
+export function importCycles(graph: ImportGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const connect = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        connect(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    const selfLoop = (graph.get(file) ?? []).includes(file);
+    if (component.length > 1 || selfLoop) cycles.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) connect(file);
+  return cycles;
+}
