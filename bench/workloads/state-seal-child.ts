@@ -2,9 +2,10 @@
  * requestState seal + open per second, in a process of its own so each
  * measurement starts from the same clean heap and JIT state.
  *
- *   node dist/bench/workloads/state-seal-child.js --system tessera|official --bytes N --seconds S
+ *   node dist/bench/workloads/state-seal-child.js --system tessera|official --bytes N --seconds S [--crypto node|webcrypto]
  *
- * tessera:  StateSealer (AES-256-GCM, claims inside the ciphertext) seal, then open with the claims check.
+ * tessera:  StateSealer (AES-256-GCM, claims inside the ciphertext) seal, then open with the claims check,
+ *           through the runtime's crypto port (node:crypto on Node) or, with --crypto webcrypto, WebCrypto.
  * official: createRequestStateCodec (HMAC-SHA256, signed not encrypted) mint, then verify, with a
  *           `bind` on the method so the state is bound to something, as Tessera's is.
  * Both carry the same data: a ledger of `bytes` bytes of JSON (answers, a pending question, a `once` result).
@@ -17,9 +18,11 @@ import { createRequestStateCodec, type ServerContext } from '@modelcontextprotoc
 import { digestOf } from '../../src/mrtr/digest.js';
 import { generateStateKey, KeyRing } from '../../src/mrtr/keyring.js';
 import { StateSealer, type StateClaims } from '../../src/mrtr/sealed-state.js';
+import { platformCrypto } from '../../src/platform/crypto.js';
+import { webCryptoPort } from '../../src/platform/web-crypto.js';
 
 const { values } = parseArgs({
-  options: { system: { type: 'string' }, bytes: { type: 'string', default: '200' }, seconds: { type: 'string', default: '1' } },
+  options: { system: { type: 'string' }, bytes: { type: 'string', default: '200' }, seconds: { type: 'string', default: '1' }, crypto: { type: 'string', default: 'platform' } },
 });
 const bytes = Number(values.bytes);
 const seconds = Number(values.seconds);
@@ -44,7 +47,8 @@ interface Subject {
 }
 
 async function tesseraSubject(ledger: Record<string, unknown>): Promise<Subject> {
-  const sealer = new StateSealer({ keys: KeyRing.parse(generateStateKey()) });
+  const crypto = values.crypto === 'webcrypto' ? webCryptoPort() : platformCrypto();
+  const sealer = new StateSealer({ keys: KeyRing.parse(generateStateKey()), crypto });
   const claims: StateClaims = { method: 'tools/call', target: 'wizard', args: await digestOf({ order: 'order-7' }), principal: '', audience: 'tessera-bench' };
   return {
     async roundTrip() {

@@ -20,6 +20,5 @@ export function digestOf(value: unknown, length = 22): Promise<string> {
 
 /** base64url SHA-256 of a text, shortened to `length` characters. */
 export async function digestOfText(text: string, length = 22): Promise<string> {
-  const crypto = platformCrypto();
-  return crypto.base64urlEncode(await crypto.sha256(text)).slice(0, length);
+  return (await platformCrypto().sha256Base64url(text)).slice(0, length);
 }

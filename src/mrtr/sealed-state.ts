@@ -76,7 +76,6 @@ const VERSION = 't1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /**
  * Random IVs drawn from a pool filled 512 at a time: one call into the system
@@ -155,12 +154,8 @@ export class StateSealer {
       aud: claims.audience,
       d: data,
     };
-    const iv = this.ivs.next();
-    const sealed = await this.crypto.aesGcmSeal(key.secret, iv, this.header(key.id), encoder.encode(JSON.stringify(payload)));
-    const body = new Uint8Array(IV_BYTES + sealed.length);
-    body.set(iv);
-    body.set(sealed, IV_BYTES);
-    const token = `${VERSION}.${key.id}.${this.crypto.base64urlEncode(body)}`;
+    const body = await this.crypto.aesGcmSealText(key.secret, this.ivs.next(), this.header(key.id), JSON.stringify(payload));
+    const token = `${VERSION}.${key.id}.${body}`;
     if (token.length > this.maxBytes) throw new StateTooLargeError(token.length, this.maxBytes);
     return token;
   }
@@ -180,11 +175,11 @@ export class StateSealer {
     const body = this.crypto.base64urlDecode(encoded);
     if (body.length < IV_BYTES + TAG_BYTES + 2) return { ok: false, reason: 'requestState is truncated' };
     const iv = body.subarray(0, IV_BYTES);
-    const plain = await this.crypto.aesGcmOpen(key.secret, iv, this.header(keyId), body.subarray(IV_BYTES));
-    if (!plain) return { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)' };
+    const plain = await this.crypto.aesGcmOpenText(key.secret, iv, this.header(keyId), body.subarray(IV_BYTES));
+    if (plain === undefined) return { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)' };
     let payload: Payload<D>;
     try {
-      payload = JSON.parse(decoder.decode(plain)) as Payload<D>;
+      payload = JSON.parse(plain) as Payload<D>;
     } catch {
       return { ok: false, reason: 'requestState payload is not JSON' };
     }

@@ -5,12 +5,12 @@ export interface CryptoPort {
   readonly name: 'node' | 'webcrypto';
   /** Cryptographically strong random bytes. */
   randomBytes(length: number): Uint8Array;
-  /** SHA-256 of the UTF-8 bytes of `text`. */
-  sha256(text: string): Promise<Uint8Array>;
-  /** AES-256-GCM: the ciphertext followed by the 16-byte tag. */
-  aesGcmSeal(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, plaintext: Uint8Array): Promise<Uint8Array>;
-  /** The plaintext, or undefined when the tag does not verify (tampered, truncated, other key). */
-  aesGcmOpen(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, sealed: Uint8Array): Promise<Uint8Array | undefined>;
+  /** SHA-256 of the UTF-8 bytes of `text`, in unpadded base64url. */
+  sha256Base64url(text: string): Promise<string>;
+  /** AES-256-GCM over the UTF-8 bytes of `plaintext`: unpadded base64url of iv ‖ ciphertext ‖ 16-byte tag. */
+  aesGcmSealText(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, plaintext: string): Promise<string>;
+  /** Opens `sealed` (ciphertext ‖ tag) into text; undefined when the tag does not verify (tampered, truncated, other key). */
+  aesGcmOpenText(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, sealed: Uint8Array): Promise<string | undefined>;
   /** Unpadded base64url. */
   base64urlEncode(bytes: Uint8Array): string;
   /** Decodes base64url (the caller has checked the alphabet). */

@@ -25,7 +25,8 @@ export function platformCrypto(): CryptoPort {
   if (!chosen) {
     const process = (globalThis as { process?: ProcessWithBuiltins }).process;
     const node = process?.getBuiltinModule?.('node:crypto') as NodeCryptoModule | undefined;
-    chosen = node?.createCipheriv ? nodeCryptoPort(node) : webCryptoPort();
+    const buffer = process?.getBuiltinModule?.('node:buffer') as { Buffer: Parameters<typeof nodeCryptoPort>[1] } | undefined;
+    chosen = node?.createCipheriv && buffer?.Buffer ? nodeCryptoPort(node, buffer.Buffer) : webCryptoPort();
   }
   return chosen;
 }

@@ -5,6 +5,7 @@ import type { CryptoPort } from './crypto-port.js';
 
 const TAG_BITS = 128;
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** WebCrypto takes only ArrayBuffer-backed views; a view of shared memory is copied first. */
 function own(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
@@ -28,18 +29,21 @@ export function webCryptoPort(): CryptoPort {
     }
     return key;
   };
+  const gcm = (iv: Uint8Array, aad: Uint8Array): AesGcmParams => ({ name: 'AES-GCM', iv: own(iv), additionalData: own(aad), tagLength: TAG_BITS });
   return {
     name: 'webcrypto',
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
-    sha256: async (text) => new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text))),
-    async aesGcmSeal(key, iv, aad, plaintext) {
-      const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv: own(iv), additionalData: own(aad), tagLength: TAG_BITS }, await keyFor(key), own(plaintext));
-      return new Uint8Array(sealed);
+    sha256Base64url: async (text) => encodeBase64url(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)))),
+    async aesGcmSealText(key, iv, aad, plaintext) {
+      const sealed = new Uint8Array(await crypto.subtle.encrypt(gcm(iv, aad), await keyFor(key), encoder.encode(plaintext)));
+      const body = new Uint8Array(iv.length + sealed.length);
+      body.set(iv);
+      body.set(sealed, iv.length);
+      return encodeBase64url(body);
     },
-    async aesGcmOpen(key, iv, aad, sealed) {
+    async aesGcmOpenText(key, iv, aad, sealed) {
       try {
-        const plain = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: own(iv), additionalData: own(aad), tagLength: TAG_BITS }, await keyFor(key), own(sealed));
-        return new Uint8Array(plain);
+        return decoder.decode(await crypto.subtle.decrypt(gcm(iv, aad), await keyFor(key), own(sealed)));
       } catch {
         return undefined;
       }

@@ -1,0 +1,85 @@
+/**
+ * The crypto port: both implementations give the same bytes (FIPS 180-2 and
+ * RFC 4648 vectors), open what the other sealed, and refuse what was altered;
+ * on Node the fast path is chosen. A sealed requestState made through one
+ * opens through the other.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { KeyRing, generateStateKey } from '../../src/index.js';
+import { StateSealer, type StateClaims } from '../../src/mrtr/sealed-state.js';
+import { platformCrypto, type CryptoPort } from '../../src/platform/crypto.js';
+import { webCryptoPort } from '../../src/platform/web-crypto.js';
+
+const node = platformCrypto();
+const web = webCryptoPort();
+const ports: Array<[string, CryptoPort]> = [
+  ['node', node],
+  ['webcrypto', web],
+];
+const key = new Uint8Array(32).map((_, i) => i);
+const iv = new Uint8Array(12).map((_, i) => 100 + i);
+const aad = new TextEncoder().encode('t1.k1');
+
+describe('the crypto port', () => {
+  it('is the node:crypto fast path on Node', () => {
+    expect(node.name).toBe('node');
+    expect(web.name).toBe('webcrypto');
+  });
+
+  it.each(ports)('%s: SHA-256 matches the FIPS 180-2 vectors, in base64url', async (_name, port) => {
+    // SHA-256("abc") = ba7816bf 8f01cfea 414140de 5dae2223 b00361a3 96177a9c b410ff61 f20015ad
+    expect(await port.sha256Base64url('abc')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
+    expect(await port.sha256Base64url('')).toBe('47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU');
+  });
+
+  it.each(ports)('%s: base64url matches RFC 4648 §10 (unpadded, url alphabet)', (_name, port) => {
+    const cases: Array<[string, string]> = [['', ''], ['f', 'Zg'], ['fo', 'Zm8'], ['foo', 'Zm9v'], ['foob', 'Zm9vYg'], ['fooba', 'Zm9vYmE'], ['foobar', 'Zm9vYmFy']];
+    for (const [plain, encoded] of cases) {
+      expect(port.base64urlEncode(new TextEncoder().encode(plain))).toBe(encoded);
+      expect(new TextDecoder().decode(port.base64urlDecode(encoded))).toBe(plain);
+    }
+    expect(port.base64urlEncode(new Uint8Array([0xfb, 0xff]))).toBe('-_8');
+  });
+
+  it.each(ports)('%s: random bytes have the length asked for and differ', (_name, port) => {
+    const a = port.randomBytes(32);
+    expect(a).toHaveLength(32);
+    expect(port.base64urlEncode(a)).not.toBe(port.base64urlEncode(port.randomBytes(32)));
+  });
+
+  it('seals the same bytes both ways, and each opens what the other sealed', async () => {
+    const text = 'héllo, state ✓';
+    const fromNode = await node.aesGcmSealText(key, iv, aad, text);
+    expect(await web.aesGcmSealText(key, iv, aad, text)).toBe(fromNode);
+    const body = node.base64urlDecode(fromNode);
+    for (const port of [node, web]) expect(await port.aesGcmOpenText(key, iv, aad, body.subarray(12))).toBe(text);
+  });
+
+  it.each(ports)('%s: refuses a flipped bit, other associated data, another key, and a short body', async (_name, port) => {
+    const body = port.base64urlDecode(await port.aesGcmSealText(key, iv, aad, 'payload')).subarray(12);
+    const flipped = Uint8Array.from(body);
+    flipped[0]! ^= 1;
+    expect(await port.aesGcmOpenText(key, iv, aad, flipped)).toBeUndefined();
+    expect(await port.aesGcmOpenText(key, iv, new TextEncoder().encode('t1.k2'), body)).toBeUndefined();
+    expect(await port.aesGcmOpenText(key.map((b) => b ^ 0xff), iv, aad, body)).toBeUndefined();
+    expect(await port.aesGcmOpenText(key, iv, aad, body.subarray(0, 10))).toBeUndefined();
+  });
+
+  it('a requestState sealed through either port opens through the other, with its claims checked', async () => {
+    const keys = KeyRing.parse(generateStateKey('k1'));
+    const claims: StateClaims = { method: 'tools/call', target: 'deploy', args: 'a', principal: 'alice', audience: 'svc' };
+    const viaNode = new StateSealer({ keys, crypto: node });
+    const viaWeb = new StateSealer({ keys, crypto: web });
+    for (const [sealer, opener] of [
+      [viaNode, viaWeb],
+      [viaWeb, viaNode],
+    ] as const) {
+      const token = await sealer.seal(claims, { a: { confirm: ['d', { action: 'accept' }] } });
+      const opened = await opener.open(token, claims);
+      expect(opened.ok && opened.state.data).toEqual({ a: { confirm: ['d', { action: 'accept' }] } });
+      const other = await opener.open(token, { ...claims, principal: 'bob' });
+      expect(other).toEqual({ ok: false, reason: 'requestState was issued to another principal' });
+    }
+  });
+});
