@@ -73,6 +73,14 @@ export class HttpClientTransport implements ClientTransport {
     this.session = session;
   }
 
+  beginSession(version: string): void {
+    this.useSession({ id: this.lastSessionId, version });
+  }
+
+  endSession(): void {
+    this.useSession(undefined);
+  }
+
   onServerRequest(handler: ServerRequestHandler): void {
     this.serverRequests = handler;
   }

@@ -26,5 +26,15 @@ export interface ClientTransport {
   onServerRequest?(handler: ServerRequestHandler): void;
   /** Sends a notification (2025 sessions: `notifications/initialized`…). */
   notify?(message: JsonRpcNotification): Promise<void>;
+  /**
+   * 2025-11-25 sessions, on transports that keep one (HTTP): `beginSession`
+   * puts the session the last response named (if any) and the negotiated
+   * version on every later message; `openStandaloneStream` opens the stream
+   * for what belongs to no request; `endSession` forgets the session (e.g.
+   * the server no longer knows it).
+   */
+  beginSession?(version: string): void;
+  openStandaloneStream?(): void;
+  endSession?(): void;
   close(): Promise<void>;
 }

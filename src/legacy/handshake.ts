@@ -4,7 +4,7 @@ import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { isImplementation, isObject } from '../protocol/guards.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
-import type { ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
+import type { ClientCapabilities, Result, ServerCapabilities } from '../protocol/types.js';
 import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { ServerHost } from '../server/extension.js';
 import type { SessionData } from '../stores/session-store.js';
@@ -39,7 +39,7 @@ export async function handshake(request: JsonRpcRequest, channel: RequestChannel
     }
     headers = { 'mcp-session-id': session.data.id };
   }
-  const result: Record<string, unknown> = { protocolVersion, capabilities: legacyCapabilities(host), serverInfo: host.info };
+  const result: Result = { protocolVersion, capabilities: legacyCapabilities(host), serverInfo: host.info };
   if (host.instructions !== undefined) result.instructions = host.instructions;
   return { message: resultResponse(request.id, result), legacy: true, headers };
 }

@@ -7,9 +7,10 @@
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/guards.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
+import type { Result } from '../protocol/types.js';
 import { ResourceNotFoundError } from '../server/resources.js';
 
-export function legacyResult(result: Record<string, unknown>): Record<string, unknown> {
+export function legacyResult(result: Result): Result {
   const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, _meta, ...rest } = result;
   if (isObject(_meta)) {
     const { [META_SERVER_INFO]: _info, ...meta } = _meta;

@@ -16,7 +16,7 @@ import { McpError } from '../protocol/errors.js';
 import { isInputRequest } from '../protocol/input-requests.js';
 import { isObject } from '../protocol/guards.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
-import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
+import type { ClientCapabilities, InputRequest, JsonValue, Result } from '../protocol/types.js';
 import { randomUuid } from '../platform/crypto.js';
 import type { LiveSession } from './live-session.js';
 
@@ -57,7 +57,7 @@ export class LiveInteraction implements Interaction {
   }
 
   /** Sends one input request to the client and returns its raw answer. */
-  send(request: InputRequest): Promise<Record<string, unknown>> {
+  send(request: InputRequest): Promise<Result> {
     const params: Record<string, unknown> = { ...request.params };
     // 2025-11-25 correlates URL-mode elicitations by an id the server picks.
     if (request.method === 'elicitation/create' && params.mode === 'url') params.elicitationId = randomUuid();
@@ -83,7 +83,7 @@ export class LiveInteraction implements Interaction {
    * one's requests are sent as real requests, and the handler runs again with
    * the answers and the state it kept.
    */
-  async fulfil(invoke: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  async fulfil(invoke: () => Promise<Result>): Promise<Result> {
     let result = await invoke();
     for (let round = 1; result.resultType === 'input_required'; round++) {
       if (round > this.options.maxRounds) throw new TypeError(`The handler still asked for input after ${this.options.maxRounds} rounds`);

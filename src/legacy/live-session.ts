@@ -9,10 +9,10 @@
 import { McpError } from '../protocol/errors.js';
 import type { Connection, StreamSink } from '../protocol/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
-import type { RequestId } from '../protocol/types.js';
+import type { RequestId, Result } from '../protocol/types.js';
 
 interface Waiting {
-  resolve: (result: Record<string, unknown>) => void;
+  resolve: (result: Result) => void;
   reject: (error: unknown) => void;
 }
 
@@ -46,9 +46,9 @@ export class LiveSession {
     params: Record<string, unknown>,
     signal: AbortSignal,
     timeoutMs: number,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<Result> {
     const id = this.nextId++;
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
+    return new Promise<Result>((resolve, reject) => {
       const settle = (): void => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);

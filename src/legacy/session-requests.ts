@@ -10,7 +10,7 @@ import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { Method } from '../protocol/methods.js';
-import { LOGGING_LEVELS, type LoggingLevel } from '../protocol/types.js';
+import { LOGGING_LEVELS, type LoggingLevel, type Result } from '../protocol/types.js';
 import type { ServerHost } from '../server/extension.js';
 import type { RequestMeta } from '../server/request-meta.js';
 import { legacyError, legacyResult } from './legacy-results.js';
@@ -47,7 +47,7 @@ async function answer(
   session: SessionHandle,
   host: ServerHost,
   options: LiveOptions,
-): Promise<Record<string, unknown>> {
+): Promise<Result> {
   const params = request.params ?? {};
   switch (request.method) {
     case 'initialize':

@@ -14,7 +14,7 @@ import { isInputRequest } from '../protocol/input-requests.js';
 import { isObject } from '../protocol/guards.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { Method } from '../protocol/methods.js';
-import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
+import type { ClientCapabilities, InputRequest, InputRequests, InputRequiredResult, JsonValue, Result } from '../protocol/types.js';
 import type { RedemptionStore } from '../stores/redemption-store.js';
 import { digestOf } from './digest.js';
 import { AUTHOR_STATE } from './interaction.js';
@@ -93,14 +93,14 @@ export class InputRounds {
   }
 
   /** The result the round answers with. */
-  conclude(round: Round, outcome: Record<string, unknown> | Stuck): Promise<Record<string, unknown>> {
+  conclude(round: Round, outcome: Result | Stuck): Promise<Result> {
     if (outcome === STUCK) return this.askUnanswered(round);
     if (outcome.resultType === 'input_required') return this.sealHandMade(round, outcome);
     return Promise.resolve(outcome);
   }
 
   /** The handler is stuck on unanswered questions: send them, with the ledger sealed. */
-  private async askUnanswered(round: Round): Promise<Record<string, unknown>> {
+  private async askUnanswered(round: Round): Promise<InputRequiredResult> {
     const inputRequests: Record<string, InputRequest> = {};
     const pending: Record<string, string> = {};
     for (const [key, question] of round.interaction.unanswered) {
@@ -112,26 +112,26 @@ export class InputRounds {
   }
 
   /** A handler returned an input-required result by hand: check what it asks, then seal what it keeps. */
-  private async sealHandMade(round: Round, result: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async sealHandMade(round: Round, result: Result): Promise<InputRequiredResult> {
     const requests = result.inputRequests;
+    const checked: InputRequests = {};
     const pending: Record<string, string> = {};
     if (requests !== undefined) {
       if (!isObject(requests)) throw new TypeError('inputRequests must be an object of input requests');
-      const checked: InputRequest[] = [];
       for (const [key, entry] of Object.entries(requests)) {
         if (!isInputRequest(entry)) {
           throw new TypeError(`inputRequests.${key} must be an elicitation/create, sampling/createMessage or roots/list request`);
         }
-        checked.push(entry);
+        checked[key] = entry;
         pending[key] = await digestOf(entry);
       }
-      requireCapabilities(checked, round.interaction.capabilities);
+      requireCapabilities(Object.values(checked), round.interaction.capabilities);
     }
     const marked = (result as { [AUTHOR_STATE]?: JsonValue })[AUTHOR_STATE];
     const authorState = marked !== undefined ? marked : typeof result.requestState === 'string' ? result.requestState : undefined;
     const sealed = await this.seal(round, round.interaction.nextLedger(authorState, pending));
-    const out: Record<string, unknown> = { resultType: 'input_required' };
-    if (requests !== undefined && Object.keys(requests).length > 0) out.inputRequests = requests;
+    const out: InputRequiredResult = { resultType: 'input_required' };
+    if (Object.keys(checked).length > 0) out.inputRequests = checked;
     out.requestState = sealed;
     if (result._meta !== undefined) out._meta = result._meta;
     return out;

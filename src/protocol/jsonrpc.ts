@@ -1,7 +1,7 @@
 /** JSON-RPC 2.0 envelopes: reading untrusted input into typed messages, and writing replies. */
 
 import { McpError, type JsonRpcErrorObject } from './errors.js';
-import type { RequestId } from './types.js';
+import type { RequestId, Result } from './types.js';
 
 export interface JsonRpcRequest {
   jsonrpc: '2.0';
@@ -19,7 +19,7 @@ export interface JsonRpcNotification {
 export interface JsonRpcResultResponse {
   jsonrpc: '2.0';
   id: RequestId;
-  result: Record<string, unknown>;
+  result: Result;
 }
 
 export interface JsonRpcErrorResponse {
@@ -97,7 +97,7 @@ export function classifyMessage(value: unknown): Incoming {
   return { kind: 'invalid', error: McpError.invalidRequest('Invalid request: not a request, notification or response'), id };
 }
 
-export function resultResponse(id: RequestId, result: Record<string, unknown>): JsonRpcResultResponse {
+export function resultResponse(id: RequestId, result: Result): JsonRpcResultResponse {
   return { jsonrpc: '2.0', id, result };
 }
 

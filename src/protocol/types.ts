@@ -57,11 +57,17 @@ export interface ServerCapabilities {
   extensions?: Record<string, object>;
 }
 
+/** Every result: open to fields a later revision or an extension adds, as the schema allows. */
+export interface Result {
+  _meta?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
 export type CacheScope = 'public' | 'private';
-export interface CacheHints {
+export type CacheHints = {
   ttlMs: number;
   cacheScope: CacheScope;
-}
+};
 
 export interface Annotations {
   audience?: Array<'user' | 'assistant'>;
@@ -132,7 +138,7 @@ export interface Tool {
   _meta?: Record<string, unknown>;
 }
 
-export interface CallToolResult {
+export interface CallToolResult extends Result {
   content: ContentBlock[];
   structuredContent?: unknown;
   isError?: boolean;
@@ -162,7 +168,7 @@ export interface ResourceTemplate {
   _meta?: Record<string, unknown>;
 }
 
-export interface ReadResourceResult {
+export interface ReadResourceResult extends Result {
   contents: ResourceContents[];
   _meta?: Record<string, unknown>;
 }
@@ -188,13 +194,13 @@ export interface PromptMessage {
   content: ContentBlock;
 }
 
-export interface GetPromptResult {
+export interface GetPromptResult extends Result {
   description?: string;
   messages: PromptMessage[];
   _meta?: Record<string, unknown>;
 }
 
-export interface CompleteResult {
+export interface CompleteResult extends Result {
   completion: { values: string[]; total?: number; hasMore?: boolean };
 }
 
@@ -229,7 +235,7 @@ export interface ElicitRequestUrlParams {
 }
 export type ElicitRequestParams = ElicitRequestFormParams | ElicitRequestUrlParams;
 
-export interface ElicitResult {
+export interface ElicitResult extends Result {
   action: 'accept' | 'decline' | 'cancel';
   content?: Record<string, string | number | boolean | string[]>;
   _meta?: Record<string, unknown>;
@@ -274,7 +280,7 @@ export interface CreateMessageRequestParams {
   _meta?: Record<string, unknown>;
 }
 
-export interface CreateMessageResult {
+export interface CreateMessageResult extends Result {
   role: 'user' | 'assistant';
   content: SamplingContent | SamplingContent[];
   model: string;
@@ -287,7 +293,7 @@ export interface Root {
   name?: string;
   _meta?: Record<string, unknown>;
 }
-export interface ListRootsResult {
+export interface ListRootsResult extends Result {
   roots: Root[];
   _meta?: Record<string, unknown>;
 }
@@ -300,7 +306,7 @@ export type InputRequests = Record<string, InputRequest>;
 export type InputResponse = ElicitResult | CreateMessageResult | ListRootsResult;
 export type InputResponses = Record<string, InputResponse>;
 
-export interface InputRequiredResult {
+export interface InputRequiredResult extends Result {
   resultType: 'input_required';
   inputRequests?: InputRequests;
   requestState?: string;

@@ -27,7 +27,7 @@ export async function complete(
   params: Record<string, unknown>,
   ctx: RequestContext,
   lookup: CompleterLookup,
-): Promise<Record<string, unknown>> {
+): Promise<CompleteResult> {
   const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
   const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
   if (typeof ref !== 'object' || ref === null || (ref.type !== 'ref/prompt' && ref.type !== 'ref/resource')) {

@@ -12,7 +12,7 @@ import { McpError } from '../protocol/errors.js';
 import { errorResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
 import { Method } from '../protocol/methods.js';
-import type { CacheHints, Implementation, ServerCapabilities } from '../protocol/types.js';
+import type { CacheHints, Implementation, Result, ServerCapabilities } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/resolve.js';
 import { MemoryChangeBus, type ChangeBus, type ChangeList } from '../stores/change-bus.js';
 import type { ServerContext } from './context.js';
@@ -70,7 +70,7 @@ export class ServerCore implements ServerHost {
     this.tools = new ToolRegistry(() => this.listChanged('tools'));
     this.resources = new ResourceRegistry(() => this.listChanged('resources'));
     this.prompts = new PromptRegistry(() => this.listChanged('prompts'));
-    this.methods = coreMethods({
+    this.methods = new Map<string, MethodHandler>(Object.entries(coreMethods({
       tools: this.tools,
       resources: this.resources,
       prompts: this.prompts,
@@ -80,7 +80,7 @@ export class ServerCore implements ServerHost {
       instructions: options.instructions,
       capabilities: () => this.capabilities(),
       takeHandOff: this.takeHandOff,
-    });
+    })));
     this.extensions = extensions.map((make) => make(this));
     this.routes = this.extensions.filter((e) => e.route);
     const members: Array<readonly [string, ContextMember]> = [];
@@ -167,7 +167,7 @@ export class ServerCore implements ServerHost {
     return new this.Context(request, meta, channel, this.loggingEnabled, interaction);
   }
 
-  async invoke(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): Promise<Record<string, unknown>> {
+  async invoke(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): Promise<Result> {
     const handler = this.method(request.method);
     if (!handler) throw McpError.methodNotFound(request.method);
     this.admit(request, meta);

@@ -10,7 +10,8 @@ import type { Interaction } from '../mrtr/interaction.js';
 import type { McpError } from '../protocol/errors.js';
 import type { PeerMessageContext, Reply, RequestChannel, StreamSink } from '../protocol/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
-import type { Implementation, ServerCapabilities } from '../protocol/types.js';
+import type { ResultByMethod } from '../protocol/method-types.js';
+import type { Implementation, Result, ServerCapabilities } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/resolve.js';
 import type { ChangeBus } from '../stores/change-bus.js';
 import type { RequestContext, ServerContext } from './context.js';
@@ -19,7 +20,7 @@ import type { RequestMeta } from './request-meta.js';
 import type { ToolCall, ToolDefinition, ToolHandOff } from './tools.js';
 
 /** Answers one method: its result (whatever its resultType), or throws an McpError. */
-export type MethodHandler = (request: JsonRpcRequest, ctx: ServerContext, channel: RequestChannel) => Promise<Record<string, unknown>>;
+export type MethodHandler<R extends Result = Result> = (request: JsonRpcRequest, ctx: ServerContext, channel: RequestChannel) => Promise<R>;
 
 /** A member an extension adds to every handler context (`this` is the context). */
 export type ContextMember = (this: RequestContext, ...args: never[]) => unknown;
@@ -41,7 +42,7 @@ export interface ServerExtension {
   /** Point 2, admission: after the gates and before any state is opened, refuses what it governs (throws McpError). */
   admit?(request: JsonRpcRequest, meta: RequestMeta): void;
   /** Point 3, hand-off: a tool returned a hand-off that names this extension; its result is the tool's. */
-  takeHandOff?(handOff: ToolHandOff, call: ToolCall): Promise<Record<string, unknown>>;
+  takeHandOff?(handOff: ToolHandOff, call: ToolCall): Promise<ResultByMethod['tools/call']>;
 
   /** Messages that are not requests, and HTTP GET and DELETE (2025-11-25 sessions). Each returns the HTTP status. */
   handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;
@@ -70,7 +71,7 @@ export interface ServerHost {
    * admission, then the handler with a context made from `meta`, asking
    * through `interaction`. The raw result, or the error the handler threw.
    */
-  invoke(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): Promise<Record<string, unknown>>;
+  invoke(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): Promise<Result>;
   /** Whether the server offers `method` now (given what is registered). */
   offers(method: string): boolean;
   /** The error a client may see for what a handler threw (logged when it is not the handler's own McpError). */

@@ -1,6 +1,8 @@
 /** The methods of the 2026-07-28 core, each answered from what is registered. */
 
+import { isInputRequiredResult } from '../protocol/guards.js';
 import { Method } from '../protocol/methods.js';
+import type { CoreMethod, DiscoverResult, ResultByMethod } from '../protocol/method-types.js';
 import type { CacheHints, ServerCapabilities } from '../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { complete } from './completion.js';
@@ -24,45 +26,39 @@ export interface CoreParts {
   takeHandOff: TakeHandOff;
 }
 
-function withCache(result: Record<string, unknown>, hints: CacheHints): Record<string, unknown> {
+function withCache<R extends object>(result: R, hints: CacheHints): R & CacheHints {
   return { ...result, ttlMs: hints.ttlMs, cacheScope: hints.cacheScope };
 }
 
-export function coreMethods(parts: CoreParts): Map<string, MethodHandler> {
+/** One handler per core method, each typed by what the method answers (protocol/method-types.ts). */
+export type CoreMethodHandlers = { [M in CoreMethod]: MethodHandler<ResultByMethod[M]> };
+
+export function coreMethods(parts: CoreParts): CoreMethodHandlers {
   const { tools, resources, prompts, hub, cache, pageSize } = parts;
   const params = (request: { params?: Record<string, unknown> }): Record<string, unknown> => request.params ?? {};
-  return new Map<string, MethodHandler>([
-    [
-      Method.Discover,
-      async () => {
-        const result: Record<string, unknown> = { supportedVersions: [...MODERN_PROTOCOL_VERSIONS], capabilities: parts.capabilities() };
-        if (parts.instructions !== undefined) result.instructions = parts.instructions;
-        return withCache(result, cache.discover);
-      },
-    ],
-    [Method.ToolsList, async (r) => withCache(tools.list(params(r).cursor, pageSize), cache.tools)],
-    [Method.ToolsCall, (r, ctx) => tools.call(params(r), ctx, parts.takeHandOff)],
-    [Method.PromptsList, async (r) => withCache(prompts.list(params(r).cursor, pageSize), cache.prompts)],
-    [Method.PromptsGet, (r, ctx) => prompts.get(params(r), ctx)],
-    [Method.ResourcesList, async (r) => withCache(resources.list(params(r).cursor, pageSize), cache.resources)],
-    [Method.ResourceTemplatesList, async (r) => withCache(resources.listTemplates(params(r).cursor, pageSize), cache.templates)],
-    [
-      Method.ResourcesRead,
-      async (r, ctx) => {
-        const read = await resources.read(params(r), ctx);
-        // A hand-made input-required result is not the resource: no caching hints on it.
-        return read.result.resultType === 'input_required' ? read.result : withCache(read.result, { ...cache.read, ...read.cache });
-      },
-    ],
-    [
-      Method.Complete,
-      (r, ctx) =>
-        complete(params(r), ctx, (ref, argument) =>
-          ref.type === 'ref/prompt' ? prompts.completer(String(ref.name), argument) : resources.templateCompleter(String(ref.uri), argument),
-        ),
-    ],
-    [Method.SubscriptionsListen, (r, _ctx, channel) => hub.listen(r.id, params(r), channel, parts.capabilities())],
-  ]);
+  return {
+    [Method.Discover]: async () => {
+      const result: DiscoverResult = withCache({ supportedVersions: [...MODERN_PROTOCOL_VERSIONS], capabilities: parts.capabilities() }, cache.discover);
+      if (parts.instructions !== undefined) result.instructions = parts.instructions;
+      return result;
+    },
+    [Method.ToolsList]: async (r) => withCache(tools.list(params(r).cursor, pageSize), cache.tools),
+    [Method.ToolsCall]: (r, ctx) => tools.call(params(r), ctx, parts.takeHandOff),
+    [Method.PromptsList]: async (r) => withCache(prompts.list(params(r).cursor, pageSize), cache.prompts),
+    [Method.PromptsGet]: (r, ctx) => prompts.get(params(r), ctx),
+    [Method.ResourcesList]: async (r) => withCache(resources.list(params(r).cursor, pageSize), cache.resources),
+    [Method.ResourceTemplatesList]: async (r) => withCache(resources.listTemplates(params(r).cursor, pageSize), cache.templates),
+    [Method.ResourcesRead]: async (r, ctx) => {
+      const read = await resources.read(params(r), ctx);
+      // A hand-made input-required result is not the resource: no caching hints on it.
+      return isInputRequiredResult(read.result) ? read.result : withCache(read.result, { ...cache.read, ...read.cache });
+    },
+    [Method.Complete]: (r, ctx) =>
+      complete(params(r), ctx, (ref, argument) =>
+        ref.type === 'ref/prompt' ? prompts.completer(String(ref.name), argument) : resources.templateCompleter(String(ref.uri), argument),
+      ),
+    [Method.SubscriptionsListen]: async (r, _ctx, channel) => hub.listen(r.id, params(r), channel, parts.capabilities()),
+  };
 }
 
 /** Whether the capabilities the server advertises cover a core method (a method of an absent feature is unknown: -32601). */

@@ -101,7 +101,7 @@ export class PromptRegistry {
     return prompt.complete?.[argument];
   }
 
-  async get(params: Record<string, unknown>, ctx: RequestContext): Promise<Record<string, unknown>> {
+  async get(params: Record<string, unknown>, ctx: RequestContext): Promise<GetPromptResult | InputRequiredResult> {
     const name = params.name;
     if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
     const prompt = this.prompts.get(name);
@@ -127,9 +127,7 @@ export class PromptRegistry {
     const returned = await prompt.handler(args, ctx);
     if (typeof returned === 'string') return { messages: [{ role: 'user', content: { type: 'text', text: returned } }] };
     if (Array.isArray(returned)) return { messages: returned };
-    if (!Array.isArray((returned as GetPromptResult).messages) && (returned as InputRequiredResult).resultType !== 'input_required') {
-      throw new TypeError(`Prompt "${name}" returned a result without a messages array`);
-    }
-    return returned as unknown as Record<string, unknown>;
+    if (returned.resultType === 'input_required' || Array.isArray(returned.messages)) return returned;
+    throw new TypeError(`Prompt "${name}" returned a result without a messages array`);
   }
 }

@@ -8,6 +8,7 @@
 import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
+import type { Result } from '../protocol/types.js';
 import { STUCK } from '../mrtr/replay.js';
 import type { Round } from '../mrtr/input-rounds.js';
 import type { ServerCore } from './core.js';
@@ -41,7 +42,7 @@ export async function answerRequest(core: ServerCore, request: JsonRpcRequest, c
   try {
     // 5. The method (methods.ts): for the three that may ask, until it finishes or waits on nothing but unanswered questions (mrtr/replay.ts).
     const running = admitted.handler(request, ctx, channel);
-    let result: Record<string, unknown>;
+    let result: Result;
     if (round) {
       const outcome = await round.interaction.settle(running);
       if (outcome === STUCK) ctx.end('The round ended waiting for input');

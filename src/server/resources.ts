@@ -77,7 +77,7 @@ export class ResourceNotFoundError extends McpError {
 }
 
 export interface ReadOutcome {
-  result: Record<string, unknown>;
+  result: ReadResourceResult | InputRequiredResult;
   cache: Partial<CacheHints> | undefined;
 }
 
@@ -94,6 +94,10 @@ function flattenVariables(params: Record<string, string | string[]> | undefined)
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(params ?? {})) out[key] = Array.isArray(value) ? value.join(',') : value;
   return out;
+}
+
+function isInputRequired(returned: ResourceReturn): returned is InputRequiredResult {
+  return typeof returned === 'object' && !(returned instanceof Uint8Array) && !Array.isArray(returned) && 'resultType' in returned && returned.resultType === 'input_required';
 }
 
 /** Turns whatever a handler returned into `ReadResourceResult` contents. */
@@ -210,9 +214,7 @@ export class ResourceRegistry {
       mimeType = match.entry.descriptor.mimeType;
       cache = match.entry.cache;
     }
-    if (typeof returned === 'object' && (returned as InputRequiredResult).resultType === 'input_required') {
-      return { result: returned as unknown as Record<string, unknown>, cache };
-    }
+    if (isInputRequired(returned)) return { result: returned, cache };
     const contents = toContents(uri, mimeType, returned);
     if (contents.length === 0) {
       // The spec forbids empty contents for a resource; a handler with nothing to give has not found it.

@@ -3,14 +3,15 @@
 import { McpError, isReservedErrorCode } from '../protocol/errors.js';
 import { isObject } from '../protocol/guards.js';
 import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
+import type { Result } from '../protocol/types.js';
 import type { ServerLogger } from './options.js';
 
 /** Adds `resultType` and the server's identity; refuses `input_required` where the spec forbids it. */
-export function finishResult(method: string, result: Record<string, unknown>, identity: Record<string, unknown> | undefined): Record<string, unknown> {
+export function finishResult(method: string, result: Result, identity: Record<string, unknown> | undefined): Result {
   const resultType = result.resultType;
   if (resultType === 'input_required' && !INPUT_REQUIRED_METHODS.has(method)) throw McpError.internal();
   const meta = identity ? (isObject(result._meta) ? { ...result._meta, ...identity } : identity) : result._meta;
-  const finished: Record<string, unknown> = { resultType: resultType ?? 'complete', ...result };
+  const finished: Result = { resultType: resultType ?? 'complete', ...result };
   if (meta !== undefined) finished._meta = meta;
   return finished;
 }

@@ -9,6 +9,7 @@ import { McpError } from '../protocol/errors.js';
 import { notification } from '../protocol/jsonrpc.js';
 import { META_SUBSCRIPTION_ID } from '../protocol/meta.js';
 import { Notification } from '../protocol/methods.js';
+import type { SubscriptionsListenResult } from '../protocol/method-types.js';
 import type { RequestId, ServerCapabilities, SubscriptionFilter } from '../protocol/types.js';
 import { coversResource, type Change, type ChangeBus } from '../stores/change-bus.js';
 
@@ -61,7 +62,7 @@ export class SubscriptionHub {
     params: Record<string, unknown>,
     channel: RequestChannel,
     capabilities: ServerCapabilities,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<SubscriptionsListenResult> {
     const requested = params.notifications;
     if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
       throw McpError.invalidParams('Invalid params: notifications must be a subscription filter object');

@@ -4,6 +4,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { McpError } from '../protocol/errors.js';
 import { collectHeaderParams, type HeaderParam } from '../protocol/header-values.js';
 import { isObject } from '../protocol/guards.js';
+import type { ResultByMethod } from '../protocol/method-types.js';
 import type { CallToolResult, Icon, InputRequiredResult, Tool, ToolAnnotations } from '../protocol/types.js';
 import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput } from '../schema/resolve.js';
 import type { RequestContext } from './context.js';
@@ -27,7 +28,7 @@ export interface ToolHandOff {
 export type ToolReturn = string | ToolResult | InputRequiredResult | ToolHandOff;
 
 /** Turns a value the hand-off's extension produced (text or a result) into the tool's result, as if the handler had returned it. */
-export type ShapeToolResult = (value: unknown) => Promise<Record<string, unknown>>;
+export type ShapeToolResult = (value: unknown) => Promise<CallToolResult | InputRequiredResult>;
 
 /** The tool call a hand-off came from. */
 export interface ToolCall {
@@ -38,7 +39,7 @@ export interface ToolCall {
 }
 
 /** Takes a hand-off to the extension it names; its result is the tool's result. */
-export type TakeHandOff = (handOff: ToolHandOff, call: ToolCall) => Promise<Record<string, unknown>>;
+export type TakeHandOff = (handOff: ToolHandOff, call: ToolCall) => Promise<ResultByMethod['tools/call']>;
 
 export type ToolHandler<S> = (args: ArgsOf<S>, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
 
@@ -157,7 +158,7 @@ export class ToolRegistry {
   }
 
   /** Calls a tool. A hand-off the handler returns goes to `takeHandOff`, with how to shape what it produces. */
-  async call(params: Record<string, unknown>, ctx: RequestContext, takeHandOff: TakeHandOff): Promise<Record<string, unknown>> {
+  async call(params: Record<string, unknown>, ctx: RequestContext, takeHandOff: TakeHandOff): Promise<ResultByMethod['tools/call']> {
     const name = params.name;
     if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
     const tool = this.tools.get(name);
@@ -176,13 +177,14 @@ export class ToolRegistry {
     return this.shapeResult(name, tool, returned, true);
   }
 
-  private async shapeResult(name: string, tool: RegisteredTool, returned: unknown, mayAskByHand: boolean): Promise<Record<string, unknown>> {
+  private async shapeResult(name: string, tool: RegisteredTool, returned: unknown, mayAskByHand: boolean): Promise<CallToolResult | InputRequiredResult> {
     if (typeof returned === 'string') return { content: [{ type: 'text', text: returned }] };
     if (!isObject(returned)) throw new TypeError(`Tool "${name}" returned ${typeof returned}; return a string or a CallToolResult`);
     if (isHandOff(returned)) throw new TypeError(`Tool "${name}": a hand-off (ctx.task work) returned another hand-off`);
     if (returned.resultType === 'input_required') {
       if (!mayAskByHand) throw new TypeError(`Tool "${name}": ctx.task work cannot return an input-required result; ask with task.ask`);
-      return returned;
+      // Its questions and state are checked when the round concludes (mrtr/input-rounds.ts).
+      return returned as InputRequiredResult;
     }
     if (tool.output && returned.isError !== true) {
       if (returned.structuredContent === undefined) {
@@ -193,10 +195,11 @@ export class ToolRegistry {
     }
     if (returned.structuredContent !== undefined && returned.content === undefined) {
       // Older clients read content only: mirror the structured value as JSON text.
-      return { ...returned, content: [{ type: 'text', text: JSON.stringify(returned.structuredContent) }] };
+      return { ...returned, content: [{ type: 'text', text: JSON.stringify(returned.structuredContent) }] } satisfies CallToolResult;
     }
     if (!Array.isArray(returned.content)) throw new TypeError(`Tool "${name}" returned a result without a content array`);
-    return returned;
+    // A result with a content array, as the handler's ToolResult type promised.
+    return returned as CallToolResult;
   }
 }
 

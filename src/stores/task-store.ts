@@ -7,7 +7,7 @@
  */
 
 import type { JsonRpcErrorObject } from '../protocol/errors.js';
-import type { InputRequest } from '../protocol/types.js';
+import type { InputRequest, Result } from '../protocol/types.js';
 import { ExpiringMap } from './expiring-map.js';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
@@ -28,7 +28,7 @@ export interface TaskData {
   ttlMs: number;
   pollIntervalMs: number;
   /** The tool's result, once completed. */
-  result?: Record<string, unknown>;
+  result?: Result;
   /** The JSON-RPC error, once failed. */
   error?: JsonRpcErrorObject;
   /** Questions waiting for `tasks/update`, by key, while `input_required`. */

@@ -10,6 +10,7 @@ import { McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/guards.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { TASKS_EXTENSION } from '../protocol/meta.js';
+import type { ResultByMethod } from '../protocol/method-types.js';
 import { Method } from '../protocol/methods.js';
 import type { ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
@@ -108,7 +109,7 @@ class TasksExtension implements ServerExtension {
     }
   }
 
-  async takeHandOff(handOff: ToolHandOff, call: ToolCall): Promise<Record<string, unknown>> {
+  async takeHandOff(handOff: ToolHandOff, call: ToolCall): Promise<ResultByMethod['tools/call']> {
     if (!isTaskWork(handOff)) throw new TypeError(`Tool "${call.name}" returned a hand-off to tasks that is not ctx.task work`);
     const { ctx } = call;
     if (!this.host.toolDefinition(call.name)?.task || !mayHaveTasks(ctx)) {

@@ -5,6 +5,7 @@
 
 import { McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/guards.js';
+import type { DetailedTask, EmptyResult } from '../protocol/method-types.js';
 import { LIVE_STATUSES, type TaskData, type TaskStore } from '../stores/task-store.js';
 
 function unknownTask(taskId: unknown): McpError {
@@ -12,8 +13,8 @@ function unknownTask(taskId: unknown): McpError {
 }
 
 /** The task as `tasks/get` reports it (`DetailedTask`). */
-export function detailedTask(task: TaskData): Record<string, unknown> {
-  const detailed: Record<string, unknown> = {
+export function detailedTask(task: TaskData): DetailedTask {
+  const detailed: DetailedTask = {
     taskId: task.taskId,
     status: task.status,
     createdAt: new Date(task.createdAt).toISOString(),

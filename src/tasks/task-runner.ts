@@ -10,7 +10,7 @@ import { ANSWER_ATTEMPTS, askAll, tooManyInvalidAnswers } from '../mrtr/ask-all.
 import type { QuestionMap } from '../mrtr/interaction.js';
 import type { Question } from '../mrtr/questions.js';
 import { McpError, isReservedErrorCode } from '../protocol/errors.js';
-import type { ClientCapabilities, InputRequest } from '../protocol/types.js';
+import type { ClientCapabilities, InputRequest, Result } from '../protocol/types.js';
 import { randomId } from '../platform/crypto.js';
 import { LIVE_STATUSES, type TaskData, type TaskEvent, type TaskStore } from '../stores/task-store.js';
 import type { ServerLogger } from '../server/options.js';
@@ -63,7 +63,7 @@ export class TaskRunner {
     work: TaskWork,
     principal: string,
     capabilities: ClientCapabilities,
-    shape: (value: TaskReturn) => Promise<Record<string, unknown>>,
+    shape: (value: TaskReturn) => Promise<Result>,
   ): Promise<TaskData> {
     const now = this.clock();
     const task: TaskData = {
@@ -124,9 +124,9 @@ export class TaskRunner {
     running: RunningTask,
     work: TaskWork,
     capabilities: ClientCapabilities,
-    shape: (value: TaskReturn) => Promise<Record<string, unknown>>,
+    shape: (value: TaskReturn) => Promise<Result>,
   ): Promise<void> {
-    let outcome: { result: Record<string, unknown> } | { error: McpError; message: string };
+    let outcome: { result: Result } | { error: McpError; message: string };
     try {
       outcome = { result: await shape(await work.run(this.contextFor(running, capabilities))) };
     } catch (error) {

@@ -1,0 +1,145 @@
+/**
+ * The multi round-trip loop: a request that may need input (`tools/call`,
+ * `resources/read`, `prompts/get`) is answered `input_required` until the
+ * client has given every answer; each retry is a new request with the same
+ * params, the answers and the exact `requestState`. By hand (manual mode:
+ * `begin`, `answer`, `resume`) or to the end (`run`), bounded by a round limit
+ * and one deadline for the whole flow.
+ */
+
+import { McpError } from '../protocol/errors.js';
+import type { InputRequest, InputResponses, Result } from '../protocol/types.js';
+import type { Implementation } from '../protocol/types.js';
+import { InputFlowError, RequestTimeoutError } from './errors.js';
+import { samplingHandlerOf, type InputContext, type InputHandlers } from './handlers.js';
+import { PendingRound } from './pending-round.js';
+import type { Requester, RequestOptions } from './requester.js';
+import { readResult } from './result-checks.js';
+
+export interface RoundInfo {
+  method: string;
+  params: Readonly<Record<string, unknown>>;
+  /** 1 for the first input round. */
+  round: number;
+  pending: PendingRound;
+}
+
+export type Step<R> = { status: 'complete'; result: R } | { status: 'input_required'; pending: PendingRound };
+
+export interface LoopOptions {
+  /** Most input rounds one call may take (default 10). */
+  maxRounds?: number;
+  /** Longest a whole multi-round call may take, answers included, in ms (default 15 minutes). */
+  flowTimeoutMs?: number;
+  /** Watches each input round; returning false stops the flow with an InputFlowError. */
+  onRound?: (round: RoundInfo) => void | boolean | Promise<void | boolean>;
+}
+
+export class InputLoop {
+  constructor(
+    private readonly requester: Requester,
+    private readonly handlers: InputHandlers,
+    private readonly options: LoopOptions,
+  ) {}
+
+  /** Sends a request that may need input and returns its first step (manual mode). */
+  begin<R extends Result>(method: string, params: Record<string, unknown>, options: RequestOptions = {}): Promise<Step<R>> {
+    return this.step(method, params, 1, this.requester.request(method, params, options));
+  }
+
+  /**
+   * Retries a pending request with answers (manual mode): a new request id, the
+   * same method and params, `inputResponses` and the exact `requestState`.
+   */
+  resume<R extends Result>(pending: PendingRound, inputResponses: InputResponses, options: RequestOptions = {}): Promise<Step<R>> {
+    const params: Record<string, unknown> = { ...pending.params };
+    if (Object.keys(inputResponses).length > 0 || Object.keys(pending.inputRequests).length > 0) params.inputResponses = inputResponses;
+    if (pending.hasRequestState) params.requestState = pending.requestState;
+    return this.step(pending.method, pending.params, pending.round + 1, this.requester.request(pending.method, params, options));
+  }
+
+  private async step<R extends Result>(method: string, params: Record<string, unknown>, round: number, sent: Promise<Result>): Promise<Step<R>> {
+    const read = readResult(method, await sent, this.requester.capabilities);
+    // A complete result of the method asked for: what the caller typed it as.
+    if (read.kind === 'complete') return { status: 'complete', result: read.result as R };
+    const { _meta: _dropped, ...echoed } = params;
+    const server: Implementation | undefined = this.requester.serverInfo;
+    return {
+      status: 'input_required',
+      pending: new PendingRound({
+        v: 1,
+        method,
+        params: echoed,
+        round,
+        ...(server ? { server } : {}),
+        ...(read.result.inputRequests ? { inputRequests: read.result.inputRequests } : {}),
+        ...('requestState' in read.result ? { requestState: read.result.requestState } : {}),
+      }),
+    };
+  }
+
+  /** Answers every input request of a pending round through the registered handlers, one after another. */
+  async answer(pending: PendingRound, signal: AbortSignal = new AbortController().signal): Promise<InputResponses> {
+    const answers: InputResponses = {};
+    for (const [key, request] of Object.entries(pending.inputRequests)) {
+      signal.throwIfAborted();
+      const context: InputContext = { key, method: pending.method, params: pending.params, round: pending.round, era: 'modern', server: pending.server, signal };
+      answers[key] = await this.answerOne(request, context);
+    }
+    return answers;
+  }
+
+  private async answerOne(request: InputRequest, context: InputContext): Promise<InputResponses[string]> {
+    switch (request.method) {
+      case 'elicitation/create': {
+        const params = request.params;
+        if (params.mode === 'url') return this.handlers.elicitation!.url!(params, context);
+        return this.handlers.elicitation!.form!({ ...params, mode: 'form' }, context);
+      }
+      case 'sampling/createMessage':
+        return samplingHandlerOf(this.handlers)!(request.params, context);
+      case 'roots/list': {
+        const roots = this.handlers.roots!;
+        return { roots: typeof roots === 'function' ? await roots(context) : roots };
+      }
+    }
+  }
+
+  /**
+   * Sends a request and runs its input rounds to the end: answers each round
+   * through the handlers and retries, bounded by `maxRounds` and `flowTimeoutMs`.
+   */
+  async run<R extends Result>(method: string, params: Record<string, unknown>, options: RequestOptions = {}): Promise<R> {
+    const started = Date.now();
+    let step: Step<R> = await this.begin<R>(method, params, options);
+    if (step.status === 'complete') return step.result;
+    // Input rounds follow: from here the whole flow, answers included, runs against one deadline.
+    const flowMs = this.options.flowTimeoutMs ?? 15 * 60_000;
+    const flow = new AbortController();
+    const timer = setTimeout(() => flow.abort(), Math.max(0, flowMs - (Date.now() - started)));
+    const signal = options.signal ? AbortSignal.any([options.signal, flow.signal]) : flow.signal;
+    const perRequest = { ...options, signal };
+    const maxRounds = this.options.maxRounds ?? 10;
+    try {
+      while (step.status === 'input_required') {
+        const pending: PendingRound = step.pending;
+        if (pending.round > maxRounds) {
+          throw new InputFlowError(`${method} still needed input after ${maxRounds} rounds; giving up`, pending.round - 1);
+        }
+        if ((await this.options.onRound?.({ method, params: pending.params, round: pending.round, pending })) === false) {
+          throw new InputFlowError(`${method} was stopped by onRound at round ${pending.round}`, pending.round);
+        }
+        const answers = await this.answer(pending, signal);
+        step = await this.resume<R>(pending, answers, perRequest);
+      }
+      return step.result;
+    } catch (error) {
+      if (flow.signal.aborted && !options.signal?.aborted && !(error instanceof McpError)) {
+        throw new RequestTimeoutError(`${method} did not finish within ${flowMs} ms`);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * Sends one request and returns its result: the envelope around it, the
+ * transport, the server's JSON-RPC error as McpError, and the recoveries the
+ * spec allows once — another version on -32022, a new 2025 session when the
+ * server no longer knows ours, and learning the tools when mirrored headers
+ * came from a schema this client had not seen.
+ */
+
+import { ErrorCode, McpError } from '../protocol/errors.js';
+import { isImplementation, isObject } from '../protocol/guards.js';
+import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { META_SERVER_INFO } from '../protocol/meta.js';
+import { Method, Notification } from '../protocol/methods.js';
+import type { CallerParams, ClientMethod, ResultByMethod } from '../protocol/method-types.js';
+import type { ClientCapabilities, Implementation, LoggingLevel, Result } from '../protocol/types.js';
+import { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { RequestEnvelope, type Era } from './envelope.js';
+import { ClientError, ProtocolViolationError, TransportError } from './errors.js';
+import { readResult } from './result-checks.js';
+import type { ClientTransport } from './transport.js';
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+  /** Progress notifications for this request (a progress token is added). */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** Log level for this request (overrides the client's). */
+  logLevel?: LoggingLevel;
+  /** Per-request timeout in ms (overrides the client's). */
+  timeoutMs?: number;
+}
+
+export interface RequesterOptions {
+  protocolVersion?: string;
+  logLevel?: LoggingLevel;
+  requestTimeoutMs?: number;
+  onLog?: (message: { level: LoggingLevel; logger?: string; data: unknown }) => void;
+}
+
+export class Requester {
+  readonly envelope: RequestEnvelope;
+  transport: ClientTransport | undefined;
+  era: Era = 'modern';
+  version: string;
+  /** The server's self-reported identity, from the last result (or initialize) that carried it. */
+  serverInfo: Implementation | undefined;
+  /** Starts a new 2025 session when the server no longer knows ours (set by the era negotiation). */
+  reinitialize: ((version: string) => Promise<void>) | undefined;
+
+  constructor(
+    info: Implementation,
+    readonly capabilities: ClientCapabilities,
+    private readonly options: RequesterOptions,
+    /** Learns the tools (to send their mirrored headers), on a -32020 for a tool whose schema this client has not seen. */
+    private readonly learnTools: (options: RequestOptions) => Promise<unknown>,
+  ) {
+    this.envelope = new RequestEnvelope(info, capabilities);
+    this.version = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
+  }
+
+  get connected(): ClientTransport {
+    if (!this.transport) throw new ClientError('Not connected: call connect() first');
+    return this.transport;
+  }
+
+  /**
+   * Sends one request and returns its result (whatever its resultType).
+   * JSON-RPC errors throw McpError with the server's code and data.
+   */
+  request<M extends ClientMethod>(method: M, params?: CallerParams<M>, options?: RequestOptions): Promise<ResultByMethod[M]>;
+  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<Result>;
+  async request(method: string, params: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<Result> {
+    const transport = this.connected;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await this.send(transport, method, params, options);
+        // An unknown resultType, or input_required where the spec forbids it, is never handed on.
+        readResult(method, result, this.capabilities);
+        return result;
+      } catch (error) {
+        if (attempt > 0) throw error;
+        // A 2025 session the server no longer knows (ended, or another instance): start a new one (2025 rule).
+        if (error instanceof TransportError && error.status === 404 && this.era === 'legacy' && method !== 'initialize' && this.reinitialize) {
+          transport.endSession?.();
+          await this.reinitialize(this.version);
+          continue;
+        }
+        if (!(error instanceof McpError)) throw error;
+        if (error.code === ErrorCode.UnsupportedProtocolVersion && this.era === 'modern' && this.renegotiate(error)) continue;
+        // Headers mirrored from a schema we did not know yet: learn the tools, then retry once.
+        if (error.code === ErrorCode.HeaderMismatch && method === Method.ToolsCall && transport.kind === 'http' && !this.envelope.knowsTool(String(params.name))) {
+          await this.learnTools({ signal: options.signal });
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * Picks a version from a -32022 error's `supported` list (the latest this
+   * client speaks, even the one just sent: the request is then simply retried);
+   * false when it lists none this client speaks.
+   */
+  private renegotiate(error: McpError): boolean {
+    const supported = isObject(error.data) && Array.isArray(error.data.supported) ? error.data.supported : [];
+    const choice = MODERN_PROTOCOL_VERSIONS.find((v) => supported.includes(v));
+    if (!choice) return false;
+    this.version = choice;
+    return true;
+  }
+
+  /** The message a request travels as (also for requests whose response the caller reads itself, like listen). */
+  message(method: string, params: Record<string, unknown>, options: RequestOptions, progressToken?: string): JsonRpcRequest {
+    const meta = this.envelope.meta(this.era, this.version, options.logLevel ?? this.options.logLevel, progressToken, params._meta);
+    return { jsonrpc: '2.0', id: this.envelope.id(), method, params: meta === undefined ? { ...params } : { ...params, _meta: meta } };
+  }
+
+  /** The request-metadata headers, on HTTP 2026-07-28 requests (2025-era requests carry the session's, which the transport adds). */
+  headersFor(transport: ClientTransport, message: JsonRpcRequest): Record<string, string> | undefined {
+    return transport.kind === 'http' && this.era === 'modern' ? this.envelope.headers(this.version, message.method, message.params ?? {}) : undefined;
+  }
+
+  private async send(transport: ClientTransport, method: string, params: Record<string, unknown>, options: RequestOptions): Promise<Result> {
+    const token = options.onProgress ? this.envelope.progressToken() : undefined;
+    const message = this.message(method, params, options, token);
+    const response = await transport.request(message, {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000,
+      headers: this.headersFor(transport, message),
+      onNotification: (note) => this.notified(note, options, token),
+    });
+    if ('error' in response) {
+      const e = response.error;
+      throw new McpError(typeof e?.code === 'number' ? e.code : ErrorCode.InternalError, String(e?.message ?? 'Unknown error'), e?.data);
+    }
+    const result = response.result;
+    if (!isObject(result)) throw new ProtocolViolationError(`The server answered ${method} without a result object`, response);
+    const resultMeta = result._meta;
+    if (isObject(resultMeta) && isImplementation(resultMeta[META_SERVER_INFO])) this.serverInfo = resultMeta[META_SERVER_INFO];
+    return result;
+  }
+
+  private notified(note: JsonRpcNotification, options: RequestOptions, token: string | undefined): void {
+    const params = note.params ?? {};
+    if (note.method === Notification.Progress && token !== undefined && params.progressToken === token) {
+      options.onProgress?.(params as { progress: number; total?: number; message?: string });
+    } else if (note.method === Notification.Message) {
+      this.options.onLog?.(params as { level: LoggingLevel; data: unknown });
+    }
+  }
+}
