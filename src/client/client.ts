@@ -45,6 +45,7 @@ import { LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERS
 import { ClientError, InputFlowError, ProtocolViolationError, RequestTimeoutError, TransportError } from './errors.js';
 import { answerServerRequest } from './server-requests.js';
 import { capabilitiesFor, samplingHandlerOf, type InputContext, type InputHandlers } from './handlers.js';
+import type { HttpAuthProvider } from '../auth/client/auth-provider.js';
 import { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
 import { PendingRound } from './pending-round.js';
 import { readResult } from './result-checks.js';
@@ -90,6 +91,8 @@ export interface ClientOptions extends InputHandlers {
   era?: Era | 'auto';
   /** How long the stdio era probe waits for an answer, in ms (default 5000). */
   probeTimeoutMs?: number;
+  /** Authorization for HTTP servers (e.g. an OAuthProvider); connect()'s own `auth` option wins. */
+  auth?: HttpAuthProvider;
 }
 
 export interface RequestOptions {
@@ -121,6 +124,10 @@ type ResultOf<M extends string> = M extends 'tools/call'
     : M extends 'resources/read'
       ? ReadResourceResult
       : Record<string, unknown>;
+
+function isAuthorizationStatus(error: unknown): boolean {
+  return error instanceof TransportError && (error.status === 401 || error.status === 403);
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -169,7 +176,10 @@ export class Client {
    * transport, and settles the era (see `ClientOptions.era`).
    */
   async connect(target: ConnectTarget, httpOptions?: HttpClientTransportOptions): Promise<this> {
-    if (typeof target === 'string' || target instanceof URL) this.transport = new HttpClientTransport(target, httpOptions);
+    if (typeof target === 'string' || target instanceof URL) {
+      const auth = httpOptions?.auth ?? this.options.auth;
+      this.transport = new HttpClientTransport(target, auth ? { ...httpOptions, auth } : httpOptions);
+    }
     else if ('request' in target) this.transport = target;
     else this.transport = new StdioClientTransport(target);
     this.transport.onUnrouted?.((note) => this.unrouted(note));
@@ -197,7 +207,8 @@ export class Client {
           if (!legacy) throw error;
           return this.initializeLegacy(legacy);
         }
-      } else if (!(error instanceof ClientError)) {
+      } else if (!(error instanceof ClientError) || isAuthorizationStatus(error)) {
+        // Not signed in (or not allowed) is no sign of a 2025 server: never fall back on 401/403.
         throw error;
       }
       await this.initializeLegacy();
