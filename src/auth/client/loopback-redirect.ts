@@ -74,7 +74,12 @@ export class LoopbackRedirect implements UserAuthorization {
         resolve(url);
       };
     });
-    await this.options.show(request.url);
+    try {
+      await this.options.show(request.url);
+    } catch (error) {
+      this.waiter = undefined;
+      throw error;
+    }
     return redirected;
   }
 
