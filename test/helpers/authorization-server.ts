@@ -97,7 +97,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     findAccount: async (_ctx, accountId) => ({ accountId, claims: async () => ({ sub: accountId }) }),
     jwks: { keys: [await ecSigningKey()] },
     cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
-    ttl: { Interaction: 600, Session: 600, Grant: 600, AuthorizationCode: 60, RefreshToken: 3600 },
+    ttl: { AccessToken: 300, Interaction: 600, Session: 600, Grant: 600, AuthorizationCode: 60, RefreshToken: 3600 },
   };
   provider = new Provider(issuer, configuration);
   provider.on('registration_create.success', (_ctx, client) => log.registrations.push(client.clientId));

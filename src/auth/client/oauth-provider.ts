@@ -127,7 +127,8 @@ export class OAuthProvider implements HttpAuthProvider {
       let tokens = record?.tokens;
       if (record && tokens && this.expired(tokens)) tokens = await this.refreshExpired(key, record, base, init?.signal ?? undefined);
       const response = tokens && record ? await this.sendWithToken(base, url, init, tokens, key, record) : await base(input, init);
-      if (response.status !== 401 && response.status !== 403) return response;
+      // Ending a session (DELETE) is never worth a sign-in.
+      if ((response.status !== 401 && response.status !== 403) || init?.method === 'DELETE') return response;
       const challenge = readChallenge(response);
       // A plain 403 is the server's answer, not a request to authorize again.
       if (response.status === 403 && challenge.error !== 'insufficient_scope') return response;
