@@ -8,6 +8,7 @@
 
 import { FileTokenStore } from '../auth/client/file-token-store.js';
 import { clientCredentials } from '../auth/client/client-credentials-grant.js';
+import type { UserAuthorization } from '../auth/client/authorization-code-grant.js';
 import { LoopbackRedirect } from '../auth/client/loopback-redirect.js';
 import { OAuthProvider, type OAuthProviderOptions } from '../auth/client/oauth-provider.js';
 import type { PreRegisteredClient } from '../auth/client/client-identity.js';
@@ -54,22 +55,29 @@ export function createSignIn(serverUrl: string, options: SignInOptions): CliSign
   const redirect = new LoopbackRedirect({
     ...(port !== undefined ? { port } : {}),
     show: (url) => {
+      process.stderr.write(`\nSign in to ${serverUrl}: open this URL in a browser${options.open ? ' (opening it now)' : ''}:\n\n  ${url.href}\n\nWaiting for the sign-in to finish…\n`);
+      if (options.open) openBrowser(url.href);
+    },
+  });
+  // Asked for before anything is registered, so a run without a terminal stops at once.
+  const signIn: UserAuthorization = {
+    redirectUri: () => {
       if (!interactive()) {
         throw new AuthorizationError(
           `${serverUrl} requires signing in, and there is no terminal to do it in (sign in once in a terminal, or use --client-credentials)`,
           { step: 'challenge' },
         );
       }
-      process.stderr.write(`\nSign in to ${serverUrl}: open this URL in a browser${options.open ? ' (opening it now)' : ''}:\n\n  ${url.href}\n\nWaiting for the sign-in to finish…\n`);
-      if (options.open) openBrowser(url.href);
+      return redirect.redirectUri();
     },
-  });
+    authorize: (request) => redirect.authorize(request),
+  };
   const providerOptions: OAuthProviderOptions = {
     store: new FileTokenStore(tokenFile()),
     clientMetadata: { client_name: 'Tessera CLI', application_type: 'native' },
     ...(client ? { client } : {}),
     ...(scopes && scopes.length > 0 ? { scopes } : {}),
-    ...(options.clientCredentials ? { grant: clientCredentials() } : { signIn: redirect }),
+    ...(options.clientCredentials ? { grant: clientCredentials() } : { signIn }),
   };
   return { provider: new OAuthProvider(providerOptions), close: () => redirect.close() };
 }

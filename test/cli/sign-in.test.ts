@@ -79,7 +79,8 @@ describe('tessera call against a protected server', () => {
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain('requires signing in, and there is no terminal');
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    // Not a 2025 server: the CLI never tried initialize.
+    // Not a 2025 server: the CLI never tried initialize; and it registered nothing it could not use.
     expect(server.log.requests.some((r) => r.method === 'initialize')).toBe(false);
+    expect(as.log.registrations).toHaveLength(1);
   });
 });
