@@ -120,7 +120,7 @@ export class OAuthProvider implements HttpAuthProvider {
     const key = canonicalResource(url);
     const maxStepUps = this.options.maxStepUps ?? 2;
     let stepUps = 0;
-    let renewals = 0;
+    let renewed = false;
     let nonceRetried = false;
     for (;;) {
       const record = await this.store.get(key);
@@ -138,15 +138,16 @@ export class OAuthProvider implements HttpAuthProvider {
         continue;
       }
       if (response.status === 401) {
-        if (renewals >= 2) {
-          throw new AuthorizationError(`${url} still refuses the access token after signing in again${challenge.errorDescription ? `: ${challenge.errorDescription}` : ''}`, {
+        // A token obtained a moment ago and refused: asking the user again would not help.
+        if (renewed) {
+          throw new AuthorizationError(`${url} refuses the access token it was just issued${challenge.errorDescription ? `: ${challenge.errorDescription}` : ''}`, {
             step: 'resource',
             error: challenge.error ?? 'invalid_token',
             description: challenge.errorDescription,
             status: 401,
           });
         }
-        renewals++;
+        renewed = true;
       } else {
         if (stepUps >= maxStepUps) {
           throw new AuthorizationError(

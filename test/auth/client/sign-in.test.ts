@@ -174,6 +174,18 @@ describe('signing in with the authorization code flow', () => {
     expect(Object.keys(stored?.clients ?? {}).sort()).toEqual([first.issuer, second.issuer].sort());
   });
 
+  it('signs in once, not again and again, when the server refuses the token it was just issued', async () => {
+    const as = await authorizationServer();
+    const other = await authorizationServer();
+    // Checks tokens against another server's keys: every token fails.
+    const server = await protectedServer(as, { jwksUrl: other.jwksUrl });
+    const browser = new TestBrowser();
+    const failure = await new Client(info, { auth: new OAuthProvider({ signIn: browser }) }).connect(server.url).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(AuthorizationError);
+    expect(failure).toMatchObject({ step: 'resource', error: 'invalid_token', status: 401 });
+    expect(browser.visited).toHaveLength(1);
+  });
+
   it('reports a denied consent as an AuthorizationError, and asks for no token', async () => {
     const as = await authorizationServer();
     const server = await protectedServer(as);
