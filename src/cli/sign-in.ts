@@ -61,14 +61,14 @@ export function createSignIn(serverUrl: string, options: SignInOptions): CliSign
   });
   // Asked for before anything is registered, so a run without a terminal stops at once.
   const signIn: UserAuthorization = {
-    redirectUri: () => {
+    redirectUri: (registered) => {
       if (!interactive()) {
         throw new AuthorizationError(
           `${serverUrl} requires signing in, and there is no terminal to do it in (sign in once in a terminal, or use --client-credentials)`,
           { step: 'challenge' },
         );
       }
-      return redirect.redirectUri();
+      return redirect.redirectUri(registered);
     },
     authorize: (request) => redirect.authorize(request),
   };

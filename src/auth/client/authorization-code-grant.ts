@@ -23,14 +23,18 @@ export interface AuthorizationRequest {
 
 /** How an app sends the user to sign in and gets the redirect back. */
 export interface UserAuthorization {
-  /** The redirect URI to register and use (a loopback URL for CLIs and desktop apps). */
-  redirectUri(): string | Promise<string>;
+  /**
+   * The redirect URI to register and use (a loopback URL for CLIs and desktop
+   * apps). `registered` lists those of an earlier registration, so a listener
+   * can reuse one rather than force a new registration.
+   */
+  redirectUri(registered?: readonly string[]): string | Promise<string>;
   /** Shows `request.url` to the user; resolves with the URL the authorization server redirected to (or just its query). */
   authorize(request: AuthorizationRequest): Promise<URL | URLSearchParams>;
 }
 
 export function authorizationCode(user: UserAuthorization): Grant {
-  const redirectUri = async (): Promise<string> => user.redirectUri();
+  const redirectUri = async (registered?: readonly string[]): Promise<string> => user.redirectUri(registered);
   return {
     grantTypes: ['authorization_code', 'refresh_token'],
     userFacing: true,

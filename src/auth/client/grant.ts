@@ -29,8 +29,8 @@ export interface Grant {
   readonly grantTypes: string[];
   /** True for grants that ask for refresh tokens and `offline_access`. */
   readonly userFacing: boolean;
-  /** The redirect URI, for grants that have one (it is registered with the client). */
-  redirectUri?(): Promise<string>;
+  /** The redirect URI, for grants that have one (it is registered with the client; `registered`: those registered before). */
+  redirectUri?(registered?: readonly string[]): Promise<string>;
   obtain(context: GrantContext): Promise<oauth.TokenEndpointResponse>;
 }
 

@@ -31,10 +31,26 @@ export class LoopbackRedirect implements UserAuthorization {
 
   constructor(private readonly options: LoopbackRedirectOptions) {}
 
-  /** Starts listening (once) and returns http://127.0.0.1:<port><path>. */
-  redirectUri(): Promise<string> {
-    this.listening ??= new Promise<string>((resolve, reject) => {
-      const path = this.options.path ?? '/callback';
+  /**
+   * Starts listening (once) and returns http://127.0.0.1:<port><path>. Without
+   * a fixed port, the port of an earlier registration's loopback URI is tried
+   * first (so that registration still fits), then any free one.
+   */
+  redirectUri(registered: readonly string[] = []): Promise<string> {
+    const path = this.options.path ?? '/callback';
+    const earlier = registered
+      .map((uri) => /^http:\/\/127\.0\.0\.1:(\d+)(\/[^?#]*)$/.exec(uri))
+      .find((match) => match !== null && match[2] === path)?.[1];
+    const port = this.options.port ?? (earlier === undefined ? 0 : Number(earlier));
+    this.listening ??= this.listen(port, path).catch((error: unknown) => {
+      if (this.options.port === undefined && port !== 0) return this.listen(0, path); // that port is taken now
+      throw error;
+    });
+    return this.listening;
+  }
+
+  private listen(port: number, path: string): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
       const server = createServer((req, res) => {
         const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
         if (req.method !== 'GET' || url.pathname !== path || !this.waiter) {
@@ -50,13 +66,12 @@ export class LoopbackRedirect implements UserAuthorization {
         waiter(url);
       });
       server.once('error', reject);
-      server.listen(this.options.port ?? 0, '127.0.0.1', () => {
+      server.listen(port, '127.0.0.1', () => {
         this.server = server;
         server.unref(); // never what keeps the process alive
         resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`);
       });
     });
-    return this.listening;
   }
 
   async authorize(request: AuthorizationRequest): Promise<URL> {

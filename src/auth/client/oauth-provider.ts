@@ -280,7 +280,7 @@ export class OAuthProvider implements HttpAuthProvider {
         status: challenge.status,
       });
     }
-    const redirectUri = await grant.redirectUri?.();
+    const redirectUri = await grant.redirectUri?.(record.clients[as.issuer]?.redirectUris);
     const registered = await resolveClientIdentity(
       as,
       record,

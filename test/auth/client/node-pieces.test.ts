@@ -34,6 +34,20 @@ describe('LoopbackRedirect', () => {
     expect((await fetch(`${uri}?code=again`)).status).toBe(404);
   });
 
+  it('reuses the port of an earlier registration when it is free, and takes any free one when it is not', async () => {
+    const first = new LoopbackRedirect({ show: () => undefined });
+    const earlier = await first.redirectUri();
+    await first.close();
+    const again = new LoopbackRedirect({ show: () => undefined });
+    cleanups.push(() => again.close());
+    expect(await again.redirectUri([earlier])).toBe(earlier);
+    const busy = new LoopbackRedirect({ show: () => undefined });
+    cleanups.push(() => busy.close());
+    const other = await busy.redirectUri([earlier]);
+    expect(other).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    expect(other).not.toBe(earlier);
+  });
+
   it('stops waiting when the signal aborts', async () => {
     const redirect = new LoopbackRedirect({ show: () => undefined });
     cleanups.push(() => redirect.close());
