@@ -20,6 +20,8 @@ export interface AuthorizationServerOptions {
   resourceScopes?: string[];
   /** Access token lifetime, in seconds (default 300). */
   accessTokenTtl?: number;
+  /** Offer DPoP (RFC 9449): tokens asked for with a proof are bound to its key (default off). */
+  dpop?: boolean;
 }
 
 /** What the server saw, for assertions. */
@@ -73,8 +75,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     scopes: ['openid', 'offline_access', ...resourceScopes.split(' ')],
     features: {
       devInteractions: { enabled: false },
-      // Bearer tokens: the protected test server checks Bearer only (DPoP is covered by the conformance suite).
-      dPoP: { enabled: false },
+      dPoP: { enabled: options.dpop === true },
       registration: { enabled: true },
       revocation: { enabled: true },
       resourceIndicators: {

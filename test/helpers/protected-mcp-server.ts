@@ -10,7 +10,8 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { calculateJwkThumbprint, createRemoteJWKSet, decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { createHash } from 'node:crypto';
 import { createFetchHandler, McpServer } from '../../src/index.js';
 import { quietLogger } from './results.js';
 
@@ -22,11 +23,13 @@ export interface ProtectedServerOptions {
   scopeFor?: (method: string) => string[];
   /** scopes_supported in the metadata. */
   scopesSupported?: string[];
+  /** Require DPoP-bound tokens (RFC 9449 §7): the DPoP scheme and a valid proof for this request and token. */
+  dpop?: boolean;
 }
 
 export interface ProtectedServerLog {
   /** Each request: its method, status, and the token's jti when one was presented. */
-  requests: Array<{ method: string; status: number; jti?: string; authorization?: string }>;
+  requests: Array<{ method: string; status: number; jti?: string; authorization?: string; proofJti?: string }>;
 }
 
 export interface RunningProtectedServer {
@@ -52,6 +55,19 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** RFC 9449 §4.3 and §7: a proof for this method and URL, for this token, signed by the key the token is bound to. */
+async function checkProof(header: string | string[] | undefined, token: string, method: string, url: string, claims: JWTPayload): Promise<string> {
+  if (typeof header !== 'string') throw new Error('no single DPoP proof');
+  const { jwk, typ, alg } = decodeProtectedHeader(header);
+  if (typ !== 'dpop+jwt' || !jwk || !alg || alg === 'none' || alg.startsWith('HS')) throw new Error('not a DPoP proof');
+  const { payload } = await jwtVerify(header, await importJWK(jwk as JWK, alg), { maxTokenAge: '60s' });
+  if (payload.htm !== method || payload.htu !== url) throw new Error('proof for another request');
+  if (payload.ath !== createHash('sha256').update(token).digest('base64url')) throw new Error('proof for another token');
+  const bound = (claims.cnf as { jkt?: string } | undefined)?.jkt;
+  if (bound !== (await calculateJwkThumbprint(jwk as JWK))) throw new Error('token not bound to the proof key');
+  return String(payload.jti);
+}
+
 export async function startProtectedServer(options: ProtectedServerOptions): Promise<RunningProtectedServer> {
   const scopeFor = options.scopeFor ?? (() => ['mcp:read']);
   const handler = createFetchHandler(mcpServer());
@@ -68,8 +84,8 @@ export async function startProtectedServer(options: ProtectedServerOptions): Pro
   const metadataUrl = `${origin}/.well-known/oauth-protected-resource/mcp`;
 
   function challenge(res: ServerResponse, status: 401 | 403, params: Record<string, string>): void {
-    const fields = Object.entries({ ...params, resource_metadata: metadataUrl }).map(([k, v]) => `${k}="${v}"`);
-    res.writeHead(status, { 'www-authenticate': `Bearer ${fields.join(', ')}`, 'content-type': 'application/json' });
+    const fields = Object.entries({ ...(options.dpop ? { algs: 'ES256' } : {}), ...params, resource_metadata: metadataUrl }).map(([k, v]) => `${k}="${v}"`);
+    res.writeHead(status, { 'www-authenticate': `${options.dpop ? 'DPoP' : 'Bearer'} ${fields.join(', ')}`, 'content-type': 'application/json' });
     res.end(JSON.stringify({ error: params.error ?? 'unauthorized' }));
   }
 
@@ -93,16 +109,20 @@ export async function startProtectedServer(options: ProtectedServerOptions): Pro
     }
     const needed = scopeFor(method);
     const authorization = req.headers.authorization;
+    let proofJti: string | undefined;
     const record = (status: number, jti?: string): void => {
-      log.requests.push({ method, status, ...(jti ? { jti } : {}), ...(authorization ? { authorization } : {}) });
+      log.requests.push({ method, status, ...(jti ? { jti } : {}), ...(authorization ? { authorization } : {}), ...(proofJti ? { proofJti } : {}) });
     };
-    if (!authorization?.startsWith('Bearer ')) {
+    const scheme = options.dpop ? 'DPoP ' : 'Bearer ';
+    if (!authorization?.startsWith(scheme)) {
       record(401);
       return challenge(res, 401, { scope: needed.join(' ') });
     }
+    const token = authorization.slice(scheme.length);
     let claims: JWTPayload;
     try {
-      ({ payload: claims } = await jwtVerify(authorization.slice(7), jwks, { issuer, audience: resource }));
+      ({ payload: claims } = await jwtVerify(token, jwks, { issuer, audience: resource }));
+      if (options.dpop) proofJti = await checkProof(req.headers.dpop, token, req.method ?? 'POST', resource, claims);
     } catch (error) {
       record(401);
       return challenge(res, 401, { error: 'invalid_token', error_description: (error as Error).message.replace(/"/g, "'"), scope: needed.join(' ') });

@@ -18,8 +18,8 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function authorizationServer(): Promise<RunningAuthorizationServer> {
-  const as = await startAuthorizationServer();
+async function authorizationServer(options: Parameters<typeof startAuthorizationServer>[0] = {}): Promise<RunningAuthorizationServer> {
+  const as = await startAuthorizationServer(options);
   closers.push(() => as.close());
   return as;
 }
@@ -184,6 +184,26 @@ describe('signing in with the authorization code flow', () => {
     expect(failure).toBeInstanceOf(AuthorizationError);
     expect(failure).toMatchObject({ step: 'resource', error: 'invalid_token', status: 401 });
     expect(browser.visited).toHaveLength(1);
+  });
+
+  it('binds tokens with DPoP when the authorization server offers it, with a fresh proof on every request and on refresh', async () => {
+    const as = await authorizationServer({ dpop: true });
+    const server = await protectedServer(as, { dpop: true });
+    const store = new MemoryTokenStore();
+    const client = await connect(server, { signIn: new TestBrowser(), store });
+    expect(textOf(await client.callTool('whoami'))).toBe('hello from a protected server');
+    server.expireTokensSeen();
+    expect(textOf(await client.callTool('whoami'))).toBe('hello from a protected server');
+
+    const stored = await store.get(canonicalResource(server.url));
+    expect(stored?.tokens?.tokenType).toBe('dpop');
+    expect(stored?.dpopKey?.privateKey).toBeDefined();
+    expect(as.log.grants.map((g) => g.grantType)).toEqual(['authorization_code', 'refresh_token']);
+    const presented = server.log.requests.filter((r) => r.status === 200);
+    expect(presented.length).toBeGreaterThan(1);
+    for (const request of presented) expect(request.authorization).toMatch(/^DPoP /);
+    const proofs = presented.map((r) => r.proofJti);
+    expect(new Set(proofs).size).toBe(proofs.length);
   });
 
   it('reports a denied consent as an AuthorizationError, and asks for no token', async () => {
