@@ -2,7 +2,7 @@
  * A real OAuth 2.1 authorization server for tests: panva's oidc-provider on
  * 127.0.0.1 (port 0) with PKCE, resource indicators (RFC 8707) and JWT access
  * tokens per resource, refresh token rotation, dynamic client registration,
- * RFC 9207 `iss`, and a login + consent step that a test drives over HTTP
+ * RFC 9207 `iss`, DPoP when asked for, and a login + consent step that a test drives over HTTP
  * (`TestBrowser` plays the user's browser: it follows redirects, keeps
  * cookies, and approves or denies at the consent screen).
  *
