@@ -45,12 +45,16 @@ export function libraryOptions(http: HttpOptions): {
 /** GETs a JSON document; a status other than 200 comes back without a body, a network failure throws. */
 export async function getJson(url: string, http: HttpOptions, step: AuthorizationStep): Promise<{ status: number; json?: unknown }> {
   assertSecure(url, http, step);
-  let response: Response;
-  try {
-    response = await http.fetch(url, { headers: { accept: 'application/json' }, signal: http.signal, redirect: 'manual' });
-  } catch (error) {
-    http.signal?.throwIfAborted();
-    throw new AuthorizationError(`Could not fetch ${url}: ${reasonOf(error)}`, { step, cause: error });
+  let response: Response | undefined;
+  // A GET is safe to repeat: once more after a network error (a kept-alive connection the server just closed).
+  for (let attempt = 0; response === undefined; attempt++) {
+    try {
+      response = await http.fetch(url, { headers: { accept: 'application/json' }, signal: http.signal, redirect: 'manual' });
+    } catch (error) {
+      http.signal?.throwIfAborted();
+      if (attempt === 0) continue;
+      throw new AuthorizationError(`Could not fetch ${url}: ${reasonOf(error)}`, { step, cause: error });
+    }
   }
   if (response.status !== 200) {
     await response.body?.cancel().catch(() => undefined);
