@@ -179,8 +179,7 @@ export class Client {
     if (typeof target === 'string' || target instanceof URL) {
       const auth = httpOptions?.auth ?? this.options.auth;
       this.transport = new HttpClientTransport(target, auth ? { ...httpOptions, auth } : httpOptions);
-    }
-    else if ('request' in target) this.transport = target;
+    } else if ('request' in target) this.transport = target;
     else this.transport = new StdioClientTransport(target);
     this.transport.onUnrouted?.((note) => this.unrouted(note));
     this.transport.onServerRequest?.((request) => answerServerRequest(request, this.options, this.serverInfo));
