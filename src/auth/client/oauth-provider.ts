@@ -199,11 +199,23 @@ export class OAuthProvider implements HttpAuthProvider {
     return handle;
   }
 
-  private http(signals: Array<AbortSignal | undefined>, base: typeof fetch): HttpOptions {
-    const all = [...signals, this.options.signal, AbortSignal.timeout(this.options.signInTimeoutMs ?? 10 * 60_000)].filter(
-      (s): s is AbortSignal => s !== undefined,
-    );
+  private http(signals: Array<AbortSignal | undefined>, base: typeof fetch, timeout: AbortSignal): HttpOptions {
+    const all = [...signals, this.options.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
     return { fetch: this.options.fetch ?? base, signal: AbortSignal.any(all), allowInsecureRequests: this.options.allowInsecureRequests === true };
+  }
+
+  /** Runs one sign-in or refresh within `signInTimeoutMs`; running out of time is an AuthorizationError, not a bare abort. */
+  private async bounded<T>(signal: AbortSignal | undefined, base: typeof fetch, run: (http: HttpOptions) => Promise<T>): Promise<T> {
+    const limit = this.options.signInTimeoutMs ?? 10 * 60_000;
+    const timeout = AbortSignal.timeout(limit);
+    try {
+      return await run(this.http([signal], base, timeout));
+    } catch (error) {
+      if (timeout.aborted && !(error instanceof AuthorizationError) && !signal?.aborted && !this.options.signal?.aborted) {
+        throw new AuthorizationError(`Signing in did not finish within ${Math.round(limit / 1000)} s`, { step: 'authorization-response', error: 'timeout', cause: error });
+      }
+      throw error;
+    }
   }
 
   /** An expired token with a refresh token: refresh quietly; on failure forget the tokens (the next 401 signs in). */
@@ -211,7 +223,7 @@ export class OAuthProvider implements HttpAuthProvider {
     const as = record.authorizationServer as oauth.AuthorizationServer | undefined;
     if (record.tokens?.refreshToken && as) {
       try {
-        return await this.refresh(key, record, as, this.http([signal], base));
+        return await this.bounded(signal, base, (http) => this.refresh(key, record, as, http));
       } catch (error) {
         if (!(error instanceof AuthorizationError)) throw error;
       }
@@ -231,21 +243,13 @@ export class OAuthProvider implements HttpAuthProvider {
   ): Promise<void> {
     const running = this.inFlight.get(key);
     if (running) return running;
-    const renewal = this.renew(key, url, challenge, reason, base, signal).finally(() => this.inFlight.delete(key));
+    const renewal = this.bounded(signal, base, (http) => this.renew(key, url, challenge, reason, http)).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, renewal);
     return renewal;
   }
 
   /** Gets a new token for `url`: refresh when that can work, else the whole flow. */
-  private async renew(
-    key: string,
-    url: string,
-    challenge: ResourceChallenge,
-    reason: RenewalReason,
-    base: typeof fetch,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    const http = this.http([signal], base);
+  private async renew(key: string, url: string, challenge: ResourceChallenge, reason: RenewalReason, http: HttpOptions): Promise<void> {
     assertSecure(url, http, 'challenge'); // a token never travels over plain http to a remote host
     const record: StoredAuthorization = (await this.store.get(key)) ?? { clients: {} };
     // Another request renewed the token meanwhile: use that one.

@@ -237,6 +237,17 @@ describe('signing in with the authorization code flow', () => {
   });
 });
 
+describe('a sign-in that never finishes', () => {
+  it('ends with an AuthorizationError once signInTimeoutMs has passed, never a hang', async () => {
+    const as = await authorizationServer();
+    const server = await protectedServer(as);
+    const never = { redirectUri: () => 'http://127.0.0.1:9/callback', authorize: () => new Promise<URL>(() => undefined) };
+    const failure = await new Client(info, { auth: new OAuthProvider({ signIn: never, signInTimeoutMs: 200 }) }).connect(server.url).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(AuthorizationError);
+    expect(failure).toMatchObject({ step: 'authorization-response', error: 'timeout' });
+  });
+});
+
 describe('a 401 without an auth provider', () => {
   it('is a TransportError with status 401, and the client does not fall back to initialize', async () => {
     const as = await authorizationServer();
