@@ -78,3 +78,16 @@ export {
   RequestTimeoutError,
   InputFlowError,
 } from './client/errors.js';
+export { OAuthProvider, type OAuthProviderOptions } from './auth/client/oauth-provider.js';
+export type { HttpAuthProvider } from './auth/client/auth-provider.js';
+export { AuthorizationError, type AuthorizationStep, type AuthorizationErrorDetails } from './auth/client/errors.js';
+export { authorizationCode, type UserAuthorization, type AuthorizationRequest } from './auth/client/authorization-code-grant.js';
+export { clientCredentials } from './auth/client/client-credentials-grant.js';
+export { jwtBearer, type JwtBearerOptions } from './auth/client/jwt-bearer-grant.js';
+export { identityAssertion, type IdentityAssertionOptions } from './auth/client/identity-assertion-grant.js';
+export type { Grant, GrantContext } from './auth/client/grant.js';
+export type { PreRegisteredClient, ClientMetadata } from './auth/client/client-identity.js';
+export { MemoryTokenStore, type TokenStore, type StoredAuthorization, type StoredTokens, type RegisteredClient } from './auth/client/token-store.js';
+export { FileTokenStore } from './auth/client/file-token-store.js';
+export { LoopbackRedirect, type LoopbackRedirectOptions } from './auth/client/loopback-redirect.js';
+export { canonicalResource } from './auth/client/resource-metadata.js';

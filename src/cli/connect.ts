@@ -8,9 +8,11 @@
 import { readFileSync } from 'node:fs';
 // The client alone, not the package index: `tessera call` need not load the server side (schemas, Ajv).
 import { Client } from '../client/client.js';
-import { ClientError } from '../client/errors.js';
+import { AuthorizationError } from '../auth/client/errors.js';
+import { ClientError, TransportError } from '../client/errors.js';
 import type { InputHandlers } from '../index.js';
 import { CliError, UsageError } from './errors.js';
+import { createSignIn, describeAuthorizationError, type SignInOptions } from './sign-in.js';
 import { describeTarget, type Target } from './target.js';
 
 export interface ConnectOptions {
@@ -19,6 +21,8 @@ export interface ConnectOptions {
   headers?: string[];
   /** Longest one request may take, in seconds (a 2025-era call stays open while the person answers). */
   timeoutSeconds?: number;
+  /** How to sign in when an HTTP server asks. */
+  signIn?: SignInOptions;
 }
 
 /** This package's version, for clientInfo. */
@@ -60,14 +64,27 @@ export async function connectClient(target: Target, handlers: InputHandlers, opt
   );
   const headers = parseHeaders(options.headers ?? []);
   try {
-    if (target.kind === 'http') await client.connect(target.url, Object.keys(headers).length > 0 ? { headers } : undefined);
-    else await client.connect({ command: target.command, args: target.args, stderr: 'inherit' });
+    if (target.kind === 'http') {
+      const auth = createSignIn(target.url, options.signIn ?? {}).provider;
+      await client.connect(target.url, Object.keys(headers).length > 0 ? { headers, auth } : { auth });
+    } else await client.connect({ command: target.command, args: target.args, stderr: 'inherit' });
   } catch (error) {
     await client.close().catch(() => undefined);
+    const refusal = describeRefusal(target, error);
+    if (refusal) throw new CliError(refusal);
     if (error instanceof ClientError) throw new CliError(`Could not connect to ${describeTarget(target)}: ${withHint(explain(error))}`);
     throw error;
   }
   return client;
+}
+
+/** A sign-in that failed, or a 401/403 that no sign-in answered: one line saying what to do. */
+export function describeRefusal(target: Target, error: unknown): string | undefined {
+  const server = describeTarget(target);
+  if (error instanceof AuthorizationError) return describeAuthorizationError(server, error);
+  if (error instanceof TransportError && error.status === 401) return `${server} requires signing in (HTTP 401) and did not say how.`;
+  if (error instanceof TransportError && error.status === 403) return `${server} refused access (HTTP 403): your sign-in does not allow this.`;
+  return undefined;
 }
 
 /** fetch says only "fetch failed" when nothing listens: say what that usually means. */

@@ -21,6 +21,7 @@ export const USAGE = `Usage:
   tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]
   tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]
   tessera list <url>                          or   tessera list -- <command> [args…]
+  tessera logout <url>                        (forget the sign-in stored for a server)
   tessera keygen [id]
   tessera help [command]                      (the details: options, answers files, exit codes)`;
 
@@ -51,6 +52,14 @@ const QUESTIONS = `Questions from the server:
       "sign_in": "accept",                     just the action (URL asks)
       "summary": "The model's answer text" }   sampling (2025 servers: "sampling")`;
 
+const SIGN_IN = `Signing in (servers that require OAuth):
+  When a server answers 401, tessera prints a sign-in URL (--open also opens it)
+  and waits for the redirect on 127.0.0.1. Tokens are kept in tokens.json under
+  $TESSERA_CONFIG_DIR (default ~/.config/tessera), readable only by you, and are
+  reused and refreshed next time; tessera logout <url> forgets them.
+  --client-id/--client-secret use a pre-registered client; --client-credentials
+  signs a script in as that client, without a browser.`;
+
 const EXIT_CODES = `Exit codes:
   0 done; 1 failed (server error, unreachable, or the tool reported isError);
   2 bad command line, or a question nobody could answer; 130 interrupted.`;
@@ -64,7 +73,13 @@ function addRequestOptions(command: Command): Command {
     .option('--root <path|uri>', 'a root to offer (repeatable; default: the working directory)', collect, [])
     .addOption(new Option('--era <era>', 'protocol era to speak').choices(['auto', 'modern', 'legacy']).default('auto'))
     .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect, [])
-    .option('--timeout <seconds>', 'longest one request may take', '600');
+    .option('--timeout <seconds>', 'longest one request may take', '600')
+    .option('--client-id <id>', 'sign in with this pre-registered OAuth client id')
+    .option('--client-secret <secret>', 'its secret (or set TESSERA_CLIENT_SECRET)')
+    .option('--scope <scopes>', 'the OAuth scopes to ask for (space- or comma-separated)')
+    .option('--client-credentials', 'sign in as the client itself (client credentials grant), for scripts')
+    .option('--open', 'open the sign-in URL in a browser (it is always printed)')
+    .option('--redirect-port <port>', 'the 127.0.0.1 port that receives the sign-in redirect (default: any free port)');
 }
 
 function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
@@ -76,6 +91,14 @@ function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
     era: raw.era as string,
     headers: raw.header as string[],
     timeoutSeconds: Number(raw.timeout),
+    signIn: {
+      clientId: raw.clientId as string | undefined,
+      clientSecret: (raw.clientSecret as string | undefined) ?? process.env.TESSERA_CLIENT_SECRET,
+      scope: raw.scope as string | undefined,
+      clientCredentials: raw.clientCredentials === true,
+      open: raw.open === true,
+      redirectPort: raw.redirectPort === undefined ? undefined : Number(raw.redirectPort),
+    },
   };
 }
 
@@ -89,7 +112,7 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     .version(cliVersion(), '-v, --version')
     .showHelpAfterError(USAGE)
     .exitOverride()
-    .addHelpText('after', `\n${USAGE}\n\n${TARGETS}\n\n${ARGUMENTS}\n\n${QUESTIONS}\n\n${EXIT_CODES}`);
+    .addHelpText('after', `\n${USAGE}\n\n${TARGETS}\n\n${ARGUMENTS}\n\n${QUESTIONS}\n\n${SIGN_IN}\n\n${EXIT_CODES}`);
 
   const noServerCommand = (name: string): void => {
     if (serverCommand !== undefined) throw new UsageError(`tessera ${name} takes no command after "--"`);
@@ -120,7 +143,7 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
       .description('call a tool, answering its questions')
       .usage('<url> <tool> [key=value…] [options]\n       tessera call <tool> [key=value…] [options] -- <command> [args…]')
       .argument('<arguments...>', 'the target, the tool and its arguments')
-      .addHelpText('after', `\n${TARGETS}\n\n${ARGUMENTS}\n\n${QUESTIONS}\n\n${EXIT_CODES}`),
+      .addHelpText('after', `\n${TARGETS}\n\n${ARGUMENTS}\n\n${QUESTIONS}\n\n${SIGN_IN}\n\n${EXIT_CODES}`),
   ).action(async (positionals: string[], options: Record<string, unknown>) => {
     const { target, rest } = resolveTarget('call', positionals, serverCommand);
     const [tool, ...pairs] = rest;
@@ -164,6 +187,18 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     if (rest.length > 0) throw new UsageError('tessera list takes only the target');
     done(await (await requests()).runList(target, connectOptions(options)));
   });
+
+  program
+    .command('logout')
+    .description('forget the stored sign-in (tokens and client registration) for a server')
+    .argument('<url>', 'the server URL')
+    .action(async (url: string) => {
+      noServerCommand('logout');
+      const { signOut } = await import('./sign-in.js');
+      const known = await signOut(url);
+      console.log(known ? `Signed out of ${url}.` : `No sign-in was stored for ${url}.`);
+      done(EXIT_OK);
+    });
 
   program
     .command('keygen')

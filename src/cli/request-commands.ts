@@ -7,7 +7,7 @@
 import type { Client, Prompt, Resource, ResourceTemplate, Tool } from '../index.js';
 import { McpError } from '../protocol/errors.js';
 import { AnswersFile } from './answers-file.js';
-import { connectClient, explain, withHint, type ConnectOptions } from './connect.js';
+import { connectClient, describeRefusal, explain, withHint, type ConnectOptions } from './connect.js';
 import { CliError, EXIT_OK } from './errors.js';
 import { createAnswering, rootsFrom } from './input-handlers.js';
 import { printListing, printPrompt, printResource, printToolResult, type Listing } from './print-result.js';
@@ -44,7 +44,8 @@ async function withClient(
     if (failure) throw failure;
     return printResult();
   } catch (error) {
-    throw answering.failure() ?? asCliError(error);
+    const refusal = describeRefusal(target, error);
+    throw answering.failure() ?? (refusal ? new CliError(refusal) : asCliError(error));
   } finally {
     progress.stop();
     await client.close().catch(() => undefined);

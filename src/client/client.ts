@@ -25,6 +25,7 @@ import type {
   SubscriptionFilter,
   Tool,
 } from '../protocol/types.js';
+import type { HttpAuthProvider } from '../auth/client/auth-provider.js';
 import { settleEra, type Era } from './era.js';
 import { ProtocolViolationError } from './errors.js';
 import { capabilitiesFor, type InputHandlers } from './handlers.js';
@@ -67,6 +68,8 @@ export interface ClientOptions extends InputHandlers {
   era?: Era | 'auto';
   /** How long the stdio era probe waits for an answer, in ms (default 5000). */
   probeTimeoutMs?: number;
+  /** Authorization for HTTP servers (e.g. an OAuthProvider); connect()'s own `auth` option wins. */
+  auth?: HttpAuthProvider;
 }
 
 export type ConnectTarget = ClientTransport | string | URL | StdioServerParameters;
@@ -111,8 +114,13 @@ export class Client {
    * transport, and settles the era (see `ClientOptions.era`).
    */
   async connect(target: ConnectTarget, httpOptions?: HttpClientTransportOptions): Promise<this> {
+    const auth = httpOptions?.auth ?? this.options.auth;
     const transport =
-      typeof target === 'string' || target instanceof URL ? new HttpClientTransport(target, httpOptions) : 'request' in target ? target : new StdioClientTransport(target);
+      typeof target === 'string' || target instanceof URL
+        ? new HttpClientTransport(target, auth ? { ...httpOptions, auth } : httpOptions)
+        : 'request' in target
+          ? target
+          : new StdioClientTransport(target);
     this.requester.transport = transport;
     transport.onUnrouted?.((note) => this.unrouted(note));
     transport.onServerRequest?.((request) => answerServerRequest(request, this.options, this.requester.serverInfo));

@@ -10,7 +10,7 @@ import { isImplementation, isObject } from '../protocol/guards.js';
 import { Method } from '../protocol/methods.js';
 import type { LoggingLevel, Result } from '../protocol/types.js';
 import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import { ClientError, ProtocolViolationError } from './errors.js';
+import { ClientError, ProtocolViolationError, TransportError } from './errors.js';
 import type { Era } from './envelope.js';
 import type { Requester } from './requester.js';
 
@@ -21,6 +21,10 @@ export interface EraOptions {
   /** How long the stdio era probe waits for an answer, in ms (default 5000). */
   probeTimeoutMs?: number;
   logLevel?: LoggingLevel;
+}
+
+function isAuthorizationStatus(error: unknown): boolean {
+  return error instanceof TransportError && (error.status === 401 || error.status === 403);
 }
 
 /** Settles the era of a freshly connected server; the initialize result on a 2025-era server. */
@@ -44,7 +48,8 @@ export async function settleEra(requester: Requester, options: EraOptions): Prom
         if (!legacy) throw error;
         return initializeLegacy(requester, options, legacy);
       }
-    } else if (!(error instanceof ClientError)) {
+    } else if (!(error instanceof ClientError) || isAuthorizationStatus(error)) {
+      // Not signed in (or not allowed) is no sign of a 2025 server: never fall back on 401/403.
       throw error;
     }
     return initializeLegacy(requester, options);

@@ -13,6 +13,8 @@
  */
 
 import { createParser } from 'eventsource-parser';
+import type { HttpAuthProvider } from '../auth/client/auth-provider.js';
+import { AuthorizationError } from '../auth/client/errors.js';
 import {
   classifyMessage,
   type JsonRpcNotification,
@@ -27,6 +29,8 @@ export interface HttpClientTransportOptions {
   headers?: Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
+  /** Authorization (e.g. an OAuthProvider): it wraps the fetch, adding credentials and answering 401/403 challenges. */
+  auth?: HttpAuthProvider;
   /** How many times a request whose stream broke is sent again (2026-07-28) or resumed (2025 sessions) (default 2). */
   reissueLimit?: number;
 }
@@ -65,7 +69,8 @@ export class HttpClientTransport implements ClientTransport {
     private readonly options: HttpClientTransportOptions = {},
   ) {
     this.url = String(url);
-    this.fetchImpl = options.fetch ?? fetch;
+    const base = options.fetch ?? fetch;
+    this.fetchImpl = options.auth ? options.auth.wrapFetch(base) : base;
   }
 
   /** Switches to a 2025-era session (its headers go on every later message), or back to none. */
@@ -149,7 +154,7 @@ export class HttpClientTransport implements ClientTransport {
       if (session) this.lastSessionId = session;
       return response;
     } catch (error) {
-      if (signal.aborted) throw error;
+      if (signal.aborted || error instanceof AuthorizationError) throw error;
       // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND…) is in its cause.
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       const reason = cause?.code ?? cause?.message ?? (error as Error).message;

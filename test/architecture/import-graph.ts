@@ -75,6 +75,7 @@ export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'schema', only: ['protocol'] },
   { layer: 'stores', only: ['protocol', 'platform'] },
   { layer: 'transport', only: ['protocol'] },
+  { layer: 'auth', only: ['protocol'] },
   { layer: 'mrtr', never: ['server', 'client', 'transport', 'legacy', 'tasks', 'auth', 'cli'] },
   { layer: 'server', never: ['legacy', 'tasks', 'client', 'auth', 'cli'] },
   { layer: 'client', never: ['server', 'mrtr', 'legacy', 'tasks', 'schema', 'stores', 'cli'] },
