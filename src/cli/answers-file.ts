@@ -15,15 +15,12 @@
  * under the key "sampling".
  */
 
+import { isObject } from '../protocol/guards.js';
 import { readFile } from 'node:fs/promises';
 import type { CreateMessageResult, ElicitResult } from '../index.js';
 import { MissingAnswerError, UsageError } from './errors.js';
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const ACTIONS = new Set(['accept', 'decline', 'cancel']);
 
@@ -73,7 +70,7 @@ export class AnswersFile {
     // A form with a field named "action" answers through the full form: { "action": "accept", "content": { "action": … } }.
     if (typeof raw.action === 'string' && ACTIONS.has(raw.action) && Object.keys(raw).every((k) => k === 'action' || k === 'content' || k === '_meta')) {
       if (raw.content !== undefined && !isObject(raw.content)) throw new UsageError(`--answers ${this.path}: "${key}".content must be an object`);
-      return raw as unknown as ElicitResult;
+      return raw as ElicitResult;
     }
     return { action: 'accept', content: raw as ElicitResult['content'] };
   }

@@ -4,6 +4,7 @@
  * `--sampling-command` route is ask-sampling-command.ts.)
  */
 
+import { isObject } from '../protocol/guards.js';
 import { input } from '@inquirer/prompts';
 import type { CreateMessageRequestParams, CreateMessageResult, InputContext } from '../index.js';
 import { textResult } from './ask-sampling-command.js';
@@ -11,10 +12,6 @@ import { showQuestion } from './ask-form.js';
 import { colors, promptContext, say } from './terminal.js';
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** One content block of a message as a line of text. */
 function describeBlock(block: unknown): string {

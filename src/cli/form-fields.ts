@@ -5,11 +5,9 @@
  * scripted one are held to the same rules.
  */
 
-type Json = Record<string, unknown>;
+import { isObject } from '../protocol/guards.js';
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+type Json = Record<string, unknown>;
 
 export type StringFormat = 'email' | 'uri' | 'date' | 'date-time';
 

@@ -5,13 +5,10 @@
  * schema does not describe, or to send a string that looks like a number).
  */
 
+import { isObject } from '../protocol/guards.js';
 import { UsageError } from './errors.js';
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 interface Pair {
   key: string;

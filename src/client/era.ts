@@ -7,7 +7,7 @@
 
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isImplementation, isObject } from '../protocol/guards.js';
-import { Method } from '../protocol/methods.js';
+import { LegacyMethod, Method, Notification } from '../protocol/methods.js';
 import type { LoggingLevel, Result } from '../protocol/types.js';
 import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { ClientError, ProtocolViolationError, TransportError } from './errors.js';
@@ -60,7 +60,7 @@ export async function settleEra(requester: Requester, options: EraOptions): Prom
 async function initializeLegacy(requester: Requester, options: EraOptions, version = LEGACY_PROTOCOL_VERSIONS[0]!): Promise<Result> {
   requester.era = 'legacy';
   const { extensions: _extensions, ...capabilities } = requester.capabilities;
-  const result = await requester.request('initialize', { protocolVersion: version, capabilities, clientInfo: requester.envelope.clientInfo });
+  const result = await requester.request(LegacyMethod.Initialize, { protocolVersion: version, capabilities, clientInfo: requester.envelope.clientInfo });
   const negotiated = result.protocolVersion;
   if (typeof negotiated !== 'string' || !LEGACY_PROTOCOL_VERSIONS.includes(negotiated)) {
     throw new ProtocolViolationError(`The server answered initialize with protocol version ${JSON.stringify(negotiated)}, which this client does not speak`, result);
@@ -69,8 +69,8 @@ async function initializeLegacy(requester: Requester, options: EraOptions, versi
   if (isImplementation(result.serverInfo)) requester.serverInfo = result.serverInfo;
   const transport = requester.connected;
   transport.beginSession?.(negotiated);
-  await transport.notify?.({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  await transport.notify?.({ jsonrpc: '2.0', method: Notification.Initialized });
   transport.openStandaloneStream?.();
-  if (options.logLevel !== undefined) await requester.request('logging/setLevel', { level: options.logLevel });
+  if (options.logLevel !== undefined) await requester.request(LegacyMethod.SetLogLevel, { level: options.logLevel });
   return result;
 }

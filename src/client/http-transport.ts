@@ -35,6 +35,11 @@ export interface HttpClientTransportOptions {
   reissueLimit?: number;
 }
 
+interface Tracked {
+  readonly signal: AbortSignal;
+  abort(): void;
+}
+
 class StreamBroken extends Error {
   constructor(
     message: string,
@@ -55,7 +60,8 @@ export class HttpClientTransport implements ClientTransport {
   readonly kind = 'http' as const;
   readonly url: string;
   private readonly fetchImpl: typeof fetch;
-  private readonly active = new Set<AbortController>();
+  /** Requests and streams in flight, so close() can end them. */
+  private readonly active = new Set<Tracked>();
   private session: Session | undefined;
   private serverRequests: ServerRequestHandler | undefined;
   private readonly unrouted: Array<(n: JsonRpcNotification) => void> = [];
@@ -162,12 +168,13 @@ export class HttpClientTransport implements ClientTransport {
     }
   }
 
-  private track(signal: AbortSignal | undefined): AbortController {
-    const controller = new AbortController();
-    if (signal?.aborted) controller.abort(signal.reason);
-    else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
-    this.active.add(controller);
-    return controller;
+  /** A signal for one fetch: aborted by the caller's signal, by close(), or by the request itself when done. */
+  private track(signal: AbortSignal | undefined): Tracked {
+    const own = new AbortController();
+    // AbortSignal.any holds the caller's signal weakly: no listener is left on it per call.
+    const tracked: Tracked = { signal: signal ? AbortSignal.any([signal, own.signal]) : own.signal, abort: () => own.abort() };
+    this.active.add(tracked);
+    return tracked;
   }
 
   private async send(message: JsonRpcRequest, options: TransportRequestOptions): Promise<JsonRpcResponse> {

@@ -15,6 +15,7 @@ import { samplingHandlerOf, type InputContext, type InputHandlers } from './hand
 import { PendingRound } from './pending-round.js';
 import type { Requester, RequestOptions } from './requester.js';
 import { readResult } from './result-checks.js';
+import { InputMethod } from '../protocol/methods.js';
 
 export interface RoundInfo {
   method: string;
@@ -91,14 +92,14 @@ export class InputLoop {
 
   private async answerOne(request: InputRequest, context: InputContext): Promise<InputResponses[string]> {
     switch (request.method) {
-      case 'elicitation/create': {
+      case InputMethod.Elicit: {
         const params = request.params;
         if (params.mode === 'url') return this.handlers.elicitation!.url!(params, context);
         return this.handlers.elicitation!.form!({ ...params, mode: 'form' }, context);
       }
-      case 'sampling/createMessage':
+      case InputMethod.CreateMessage:
         return samplingHandlerOf(this.handlers)!(request.params, context);
-      case 'roots/list': {
+      case InputMethod.ListRoots: {
         const roots = this.handlers.roots!;
         return { roots: typeof roots === 'function' ? await roots(context) : roots };
       }

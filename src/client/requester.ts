@@ -10,7 +10,7 @@ import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isImplementation, isObject } from '../protocol/guards.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
-import { Method, Notification } from '../protocol/methods.js';
+import { LegacyMethod, Method, Notification } from '../protocol/methods.js';
 import type { CallerParams, ClientMethod, ResultByMethod } from '../protocol/method-types.js';
 import type { ClientCapabilities, Implementation, LoggingLevel, Result } from '../protocol/types.js';
 import { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
@@ -79,7 +79,7 @@ export class Requester {
       } catch (error) {
         if (attempt > 0) throw error;
         // A 2025 session the server no longer knows (ended, or another instance): start a new one (2025 rule).
-        if (error instanceof TransportError && error.status === 404 && this.era === 'legacy' && method !== 'initialize' && this.reinitialize) {
+        if (error instanceof TransportError && error.status === 404 && this.era === 'legacy' && method !== LegacyMethod.Initialize && this.reinitialize) {
           transport.endSession?.();
           await this.reinitialize(this.version);
           continue;

@@ -4,17 +4,16 @@
  * the spec allows one and only with input requests this client can answer.
  */
 
-import { isObject } from '../protocol/guards.js';
-import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
-import type { ClientCapabilities, InputRequest, InputRequiredResult } from '../protocol/types.js';
 import { missingFor } from '../protocol/capabilities.js';
+import { isObject } from '../protocol/guards.js';
+import { INPUT_REQUEST_METHODS, isInputRequest } from '../protocol/input-requests.js';
+import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
+import type { ClientCapabilities, InputRequiredResult, Result } from '../protocol/types.js';
 import { ProtocolViolationError } from './errors.js';
 
-const INPUT_METHODS = new Set(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+export type ReadResult = { kind: 'complete'; result: Result } | { kind: 'input_required'; result: InputRequiredResult };
 
-export type ReadResult = { kind: 'complete'; result: Record<string, unknown> } | { kind: 'input_required'; result: InputRequiredResult };
-
-export function readResult(method: string, result: Record<string, unknown>, declared: ClientCapabilities): ReadResult {
+export function readResult(method: string, result: Result, declared: ClientCapabilities): ReadResult {
   const resultType = result.resultType;
   if (resultType === undefined || resultType === 'complete') return { kind: 'complete', result };
   if (resultType !== 'input_required') {
@@ -33,17 +32,16 @@ export function readResult(method: string, result: Record<string, unknown>, decl
   if (inputRequests !== undefined) {
     if (!isObject(inputRequests)) throw new ProtocolViolationError('The server sent inputRequests that is not an object', result);
     for (const [key, entry] of Object.entries(inputRequests)) {
-      if (!isObject(entry) || !INPUT_METHODS.has(String(entry.method))) {
+      if (!isObject(entry) || !INPUT_REQUEST_METHODS.has(String(entry.method))) {
         throw new ProtocolViolationError(`inputRequests.${key} is not an elicitation, sampling or roots request`, result);
       }
-      if ((entry.method === 'elicitation/create' || entry.method === 'sampling/createMessage') && !isObject(entry.params)) {
-        throw new ProtocolViolationError(`inputRequests.${key} has no params`, result);
-      }
+      if (!isInputRequest(entry)) throw new ProtocolViolationError(`inputRequests.${key} has no params`, result);
       // The server may only ask what this request declared; such a request is not fulfilled.
-      if (missingFor(entry as unknown as InputRequest, declared)) {
+      if (missingFor(entry, declared)) {
         throw new ProtocolViolationError(`inputRequests.${key} asks for a capability this client did not declare`, result);
       }
     }
   }
-  return { kind: 'input_required', result: result as unknown as InputRequiredResult };
+  // Checked above: the result type, the state, and every input request.
+  return { kind: 'input_required', result: result as InputRequiredResult };
 }

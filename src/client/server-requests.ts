@@ -4,8 +4,10 @@
  */
 
 import { McpError, ErrorCode } from '../protocol/errors.js';
+import { INPUT_REQUEST_METHODS, isInputRequest } from '../protocol/input-requests.js';
 import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
-import type { CreateMessageRequestParams, ElicitRequestFormParams, ElicitRequestUrlParams, Implementation } from '../protocol/types.js';
+import { InputMethod, LegacyMethod } from '../protocol/methods.js';
+import type { Implementation, InputRequest, Result } from '../protocol/types.js';
 import { samplingHandlerOf, type InputContext, type InputHandlers } from './handlers.js';
 
 export async function answerServerRequest(
@@ -23,32 +25,32 @@ export async function answerServerRequest(
     server,
     signal: new AbortController().signal,
   };
+  if (request.method === LegacyMethod.Ping) return resultResponse(request.id, {});
+  if (!INPUT_REQUEST_METHODS.has(request.method)) return errorResponse(request.id, McpError.methodNotFound(request.method));
+  const asked = { method: request.method, params };
+  if (!isInputRequest(asked)) return errorResponse(request.id, McpError.invalidParams(`Invalid params: ${request.method} without its params`));
   try {
-    switch (request.method) {
-      case 'ping':
-        return resultResponse(request.id, {});
-      case 'elicitation/create': {
-        const url = params.mode === 'url';
-        const handler = url ? handlers.elicitation?.url : handlers.elicitation?.form;
-        if (!handler) break;
-        const result = url
-          ? await handlers.elicitation!.url!(params as unknown as ElicitRequestUrlParams, context)
-          : await handlers.elicitation!.form!({ ...(params as unknown as ElicitRequestFormParams), mode: 'form' }, context);
-        return resultResponse(request.id, result as unknown as Record<string, unknown>);
-      }
-      case 'sampling/createMessage': {
-        const handler = samplingHandlerOf(handlers);
-        if (!handler) break;
-        return resultResponse(request.id, (await handler(params as unknown as CreateMessageRequestParams, context)) as unknown as Record<string, unknown>);
-      }
-      case 'roots/list': {
-        const roots = handlers.roots;
-        if (!roots) break;
-        return resultResponse(request.id, { roots: typeof roots === 'function' ? await roots(context) : roots });
-      }
-    }
-    return errorResponse(request.id, McpError.methodNotFound(request.method));
+    const answer = await answerWith(handlers, asked, context);
+    return answer ? resultResponse(request.id, answer) : errorResponse(request.id, McpError.methodNotFound(request.method));
   } catch (error) {
     return errorResponse(request.id, error instanceof McpError ? error : new McpError(ErrorCode.InternalError, (error as Error).message));
+  }
+}
+
+/** The handler's answer, or undefined when no handler takes this kind of request. */
+async function answerWith(handlers: InputHandlers, asked: InputRequest, context: InputContext): Promise<Result | undefined> {
+  switch (asked.method) {
+    case InputMethod.Elicit: {
+      const params = asked.params;
+      if (params.mode === 'url') return handlers.elicitation?.url?.(params, context);
+      return handlers.elicitation?.form?.({ ...params, mode: 'form' }, context);
+    }
+    case InputMethod.CreateMessage:
+      return samplingHandlerOf(handlers)?.(asked.params, context);
+    case InputMethod.ListRoots: {
+      const roots = handlers.roots;
+      if (!roots) return undefined;
+      return { roots: typeof roots === 'function' ? await roots(context) : roots };
+    }
   }
 }

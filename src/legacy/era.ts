@@ -17,7 +17,7 @@
 import type { PeerMessageContext, Reply, RequestChannel, StreamSink } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
-import { Notification } from '../protocol/methods.js';
+import { LegacyMethod, Notification } from '../protocol/methods.js';
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { ExtensionFactory, ServerExtension, ServerHost } from '../server/extension.js';
 import { hasModernMeta } from '../server/request-meta.js';
@@ -74,9 +74,9 @@ class LegacyEra implements ServerExtension {
     const stdio = this.sessions.ofConnection(channel.connection);
     if (stdio && !modern) return serveInSession(request, channel, stdio, this.host, this.live);
     const legacyHeader = version === undefined || isLegacyVersion(version);
-    if (request.method === 'initialize' && !modern && legacyHeader) return handshake(request, channel, this.host, this.sessions);
+    if (request.method === LegacyMethod.Initialize && !modern && legacyHeader) return handshake(request, channel, this.host, this.sessions);
     // A 2025-era client may ping before initialize (spec 2025-11-25 lifecycle).
-    if (request.method === 'ping' && !modern && legacyHeader) return Promise.resolve({ message: resultResponse(request.id, {}), legacy: true });
+    if (request.method === LegacyMethod.Ping && !modern && legacyHeader) return Promise.resolve({ message: resultResponse(request.id, {}), legacy: true });
     if (isLegacyVersion(version) && !modern) {
       const error = McpError.invalidRequest('Bad request: 2025-era requests need the Mcp-Session-Id that initialize returned');
       return Promise.resolve({ message: errorResponse(request.id, error) });
@@ -118,13 +118,13 @@ class LegacyEra implements ServerExtension {
     // stdio: the session is the connection, and a request right behind this notification must see its effect.
     const stdio = context.header ? undefined : this.sessions.ofConnection(context.connection);
     if (stdio) {
-      if (note.method === 'notifications/initialized') void stdio.update({ initialized: true });
+      if (note.method === Notification.Initialized) void stdio.update({ initialized: true });
       return 202;
     }
     return this.sessionOf(context).then(async (session) => {
       if (session === null) return 404;
       if (!session) return 202;
-      if (note.method === 'notifications/initialized') await session.update({ initialized: true });
+      if (note.method === Notification.Initialized) await session.update({ initialized: true });
       if (note.method === Notification.Cancelled) {
         const id = note.params?.requestId;
         if (typeof id === 'string' || typeof id === 'number') session.live.inFlight.get(id)?.abort(new Error('Cancelled by the client'));

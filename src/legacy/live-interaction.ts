@@ -19,6 +19,7 @@ import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities, InputRequest, JsonValue, Result } from '../protocol/types.js';
 import { randomUuid } from '../platform/crypto.js';
 import type { LiveSession } from './live-session.js';
+import { InputMethod } from '../protocol/methods.js';
 
 export interface LiveOptions {
   /** How long to wait for each answer (default 10 minutes). */
@@ -60,7 +61,7 @@ export class LiveInteraction implements Interaction {
   send(request: InputRequest): Promise<Result> {
     const params: Record<string, unknown> = { ...request.params };
     // 2025-11-25 correlates URL-mode elicitations by an id the server picks.
-    if (request.method === 'elicitation/create' && params.mode === 'url') params.elicitationId = randomUuid();
+    if (request.method === InputMethod.Elicit && params.mode === 'url') params.elicitationId = randomUuid();
     const deliver = (message: JsonRpcRequest): void => {
       if (this.channel.canNotify) this.channel.send(message);
       else if (this.session.stream) this.session.stream.send(message);

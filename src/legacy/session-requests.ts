@@ -9,7 +9,7 @@ import { isObject } from '../protocol/guards.js';
 import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { Method } from '../protocol/methods.js';
+import { LegacyMethod, Method } from '../protocol/methods.js';
 import { LOGGING_LEVELS, type LoggingLevel, type Result } from '../protocol/types.js';
 import type { ServerHost } from '../server/extension.js';
 import type { RequestMeta } from '../server/request-meta.js';
@@ -50,21 +50,21 @@ async function answer(
 ): Promise<Result> {
   const params = request.params ?? {};
   switch (request.method) {
-    case 'initialize':
+    case LegacyMethod.Initialize:
       throw McpError.invalidRequest('Invalid request: this session is already initialized');
-    case 'ping':
+    case LegacyMethod.Ping:
       return {};
-    case 'logging/setLevel':
+    case LegacyMethod.SetLogLevel:
       if (!LOGGING_LEVELS.includes(params.level as LoggingLevel)) {
         throw McpError.invalidParams(`Invalid params: unknown log level ${JSON.stringify(params.level)}`);
       }
       await session.update({ logLevel: params.level as LoggingLevel });
       return {};
-    case 'resources/subscribe':
-    case 'resources/unsubscribe': {
+    case LegacyMethod.Subscribe:
+    case LegacyMethod.Unsubscribe: {
       if (typeof params.uri !== 'string') throw McpError.invalidParams('Invalid params: uri must be a string');
       const others = session.data.subscriptions.filter((uri) => uri !== params.uri);
-      await session.update({ subscriptions: request.method === 'resources/subscribe' ? [...others, params.uri] : others });
+      await session.update({ subscriptions: request.method === LegacyMethod.Subscribe ? [...others, params.uri] : others });
       return {};
     }
   }

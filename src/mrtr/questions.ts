@@ -10,6 +10,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { CreateMessageRequestParams, CreateMessageResult, InputRequest, Root } from '../protocol/types.js';
 import type { JsonSchemaObject } from '../schema/resolve.js';
 import { resolveForm } from './form-schema.js';
+import { InputMethod } from '../protocol/methods.js';
 
 export type QuestionKind = 'form' | 'url' | 'sampling' | 'roots';
 
@@ -61,7 +62,7 @@ function form<S extends StandardSchemaV1 | JsonSchemaObject>(
     key: options.key,
     // Same digest for the same message and schema, without re-serialising the schema every round.
     digestSource: `elicitation/create form\n${message}\n${resolved.canonical}`,
-    request: { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema: resolved.schema } },
+    request: { method: InputMethod.Elicit, params: { mode: 'form', message, requestedSchema: resolved.schema } },
     async parse(answer) {
       const action = readAction(answer);
       if (action !== 'accept') return action === undefined ? undefined : { action };
@@ -82,7 +83,7 @@ function url(message: string, target: string, options: QuestionOptions = {}): Qu
   return {
     kind: 'url',
     key: options.key,
-    request: { method: 'elicitation/create', params: { mode: 'url', message, url: parsed.href } },
+    request: { method: InputMethod.Elicit, params: { mode: 'url', message, url: parsed.href } },
     parse(answer) {
       const action = readAction(answer);
       return action === undefined ? undefined : { action };
@@ -128,14 +129,14 @@ function sampling(params: CreateMessageRequestParams, options: QuestionOptions =
   return {
     kind: 'sampling',
     key: options.key,
-    request: { method: 'sampling/createMessage', params },
+    request: { method: InputMethod.CreateMessage, params },
     parse(answer) {
       if (!isObject(answer)) return undefined;
       const { role, content, model } = answer;
       if ((role !== 'user' && role !== 'assistant') || typeof model !== 'string' || typeof content !== 'object' || content === null) {
         return undefined;
       }
-      return answer as unknown as CreateMessageResult;
+      return answer as CreateMessageResult;
     },
   };
 }
@@ -144,7 +145,7 @@ function roots(options: QuestionOptions = {}): Question<Root[]> {
   return {
     kind: 'roots',
     key: options.key,
-    request: { method: 'roots/list' },
+    request: { method: InputMethod.ListRoots },
     parse(answer) {
       if (!isObject(answer) || !Array.isArray(answer.roots)) return undefined;
       const list = answer.roots as unknown[];

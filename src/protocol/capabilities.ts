@@ -5,18 +5,19 @@
 
 import { McpError } from './errors.js';
 import type { ClientCapabilities, InputRequest } from './types.js';
+import { InputMethod } from './methods.js';
 
 /** The capabilities an input request needs that `declared` lacks; undefined when it may be asked. */
 export function missingFor(request: InputRequest, declared: ClientCapabilities): ClientCapabilities | undefined {
   switch (request.method) {
-    case 'elicitation/create': {
+    case InputMethod.Elicit: {
       const elicitation = declared.elicitation as { form?: object; url?: object } | undefined;
       if (request.params.mode === 'url') return elicitation?.url ? undefined : { elicitation: { url: {} } };
       // `elicitation: {}` means form only; a client declaring only `url` cannot take forms.
       const formOk = elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
       return formOk ? undefined : { elicitation: { form: {} } };
     }
-    case 'sampling/createMessage': {
+    case InputMethod.CreateMessage: {
       const sampling = declared.sampling as { tools?: object; context?: object } | undefined;
       const params = request.params;
       const needsTools = params.tools !== undefined || params.toolChoice !== undefined;
@@ -29,7 +30,7 @@ export function missingFor(request: InputRequest, declared: ClientCapabilities):
       if (sampling && Object.keys(missing).length === 0) return undefined;
       return { sampling: missing };
     }
-    case 'roots/list':
+    case InputMethod.ListRoots:
       return declared.roots ? undefined : { roots: {} };
   }
 }

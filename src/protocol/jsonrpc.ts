@@ -1,5 +1,6 @@
 /** JSON-RPC 2.0 envelopes: reading untrusted input into typed messages, and writing replies. */
 
+import { isObject } from './guards.js';
 import { McpError, type JsonRpcErrorObject } from './errors.js';
 import type { RequestId, Result } from './types.js';
 
@@ -39,10 +40,6 @@ export type Incoming =
   | { kind: 'response'; message: JsonRpcResponse }
   | { kind: 'invalid'; error: McpError; id?: RequestId };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
 }
@@ -63,7 +60,7 @@ export function classifyMessage(value: unknown): Incoming {
   if (Array.isArray(value)) {
     return { kind: 'invalid', error: McpError.invalidRequest('Invalid request: batches are not supported') };
   }
-  if (!isPlainObject(value)) {
+  if (!isObject(value)) {
     return { kind: 'invalid', error: McpError.invalidRequest('Invalid request: a message must be a JSON object') };
   }
   const id = isRequestId(value.id) ? value.id : undefined;
@@ -74,7 +71,7 @@ export function classifyMessage(value: unknown): Incoming {
     if (typeof value.method !== 'string' || value.method.length === 0) {
       return { kind: 'invalid', error: McpError.invalidRequest('Invalid request: method must be a non-empty string'), id };
     }
-    if (value.params !== undefined && !isPlainObject(value.params)) {
+    if (value.params !== undefined && !isObject(value.params)) {
       return { kind: 'invalid', error: McpError.invalidRequest('Invalid request: params must be an object'), id };
     }
     if (!('id' in value)) {
@@ -85,7 +82,7 @@ export function classifyMessage(value: unknown): Incoming {
     }
     return { kind: 'request', message: value as unknown as JsonRpcRequest };
   }
-  if (('result' in value && isPlainObject(value.result)) || ('error' in value && isPlainObject(value.error))) {
+  if (('result' in value && isObject(value.result)) || ('error' in value && isObject(value.error))) {
     if ('result' in value && 'error' in value) {
       return { kind: 'invalid', error: McpError.invalidRequest('Invalid request: a response has result or error, not both'), id };
     }

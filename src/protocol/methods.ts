@@ -13,7 +13,31 @@ export const Method = {
   SubscriptionsListen: 'subscriptions/listen',
 } as const;
 
+/** Methods of 2025-11-25 that 2026-07-28 removed (served to 2025-era sessions only). */
+export const LegacyMethod = {
+  Initialize: 'initialize',
+  Ping: 'ping',
+  SetLogLevel: 'logging/setLevel',
+  Subscribe: 'resources/subscribe',
+  Unsubscribe: 'resources/unsubscribe',
+} as const;
+
+/** What a server asks of a client: embedded in `inputRequests` (2026-07-28), or sent as requests by a 2025-era server. */
+export const InputMethod = {
+  Elicit: 'elicitation/create',
+  CreateMessage: 'sampling/createMessage',
+  ListRoots: 'roots/list',
+} as const;
+
+/** The Tasks extension's methods. */
+export const TaskMethod = {
+  Get: 'tasks/get',
+  Update: 'tasks/update',
+  Cancel: 'tasks/cancel',
+} as const;
+
 export const Notification = {
+  Initialized: 'notifications/initialized',
   Cancelled: 'notifications/cancelled',
   Progress: 'notifications/progress',
   Message: 'notifications/message',
@@ -39,9 +63,9 @@ export function mcpNameSource(method: string): 'name' | 'uri' | 'taskId' | undef
       return 'name';
     case Method.ResourcesRead:
       return 'uri';
-    case 'tasks/get':
-    case 'tasks/update':
-    case 'tasks/cancel':
+    case TaskMethod.Get:
+    case TaskMethod.Update:
+    case TaskMethod.Cancel:
       return 'taskId';
     default:
       return undefined;

@@ -9,7 +9,7 @@ import { McpError } from '../protocol/errors.js';
 import type { RequestChannel } from '../protocol/channel.js';
 import type { HeaderParam } from '../protocol/header-values.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { Method } from '../protocol/methods.js';
+import { LegacyMethod, Method } from '../protocol/methods.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { MethodHandler } from './extension.js';
 import { checkParamHeaders, checkRoutingHeaders, checkVersionHeader } from './header-gate.js';
@@ -29,7 +29,7 @@ export interface GateLookups {
 
 export function passGates(request: JsonRpcRequest, channel: RequestChannel, lookups: GateLookups): Admitted {
   const header = channel.header?.bind(channel);
-  if (request.method === 'initialize' && !hasModernMeta(request.params)) {
+  if (request.method === LegacyMethod.Initialize && !hasModernMeta(request.params)) {
     // A 2025-era handshake: name the versions served here, since such a client cannot fall forward by itself.
     const requested = request.params?.protocolVersion;
     throw McpError.unsupportedVersion(typeof requested === 'string' ? requested : 'unknown', MODERN_PROTOCOL_VERSIONS);

@@ -11,7 +11,7 @@ import { isObject } from '../protocol/guards.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { TASKS_EXTENSION } from '../protocol/meta.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
-import { Method } from '../protocol/methods.js';
+import { Method, TaskMethod } from '../protocol/methods.js';
 import type { ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { RequestContext } from '../server/context.js';
@@ -78,9 +78,9 @@ class TasksExtension implements ServerExtension {
         return answer(request.params ?? {}, ctx.principal ?? '');
       };
     this.methods = {
-      'tasks/get': gated((params, principal) => methods.get(params, principal)),
-      'tasks/update': gated((params, principal) => methods.update(params, principal)),
-      'tasks/cancel': gated((params, principal) => methods.cancel(params, principal)),
+      [TaskMethod.Get]: gated((params, principal) => methods.get(params, principal)),
+      [TaskMethod.Update]: gated((params, principal) => methods.update(params, principal)),
+      [TaskMethod.Cancel]: gated((params, principal) => methods.cancel(params, principal)),
     };
   }
 

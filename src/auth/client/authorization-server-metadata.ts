@@ -54,7 +54,7 @@ export async function discoverAuthorizationServer(issuer: string, http: HttpOpti
         assertSecure(doc[name], http, 'authorization-server-metadata');
       }
     }
-    return doc as unknown as oauth.AuthorizationServer;
+    return doc as oauth.AuthorizationServer;
   }
   throw new AuthorizationError(`No authorization server metadata for ${issuer}: tried ${misses.join(', ')}`, { step: 'authorization-server-metadata' });
 }

@@ -263,7 +263,7 @@ export class OAuthProvider implements HttpAuthProvider {
       delete record.requestedScopes;
     }
     record.issuer = as.issuer;
-    record.authorizationServer = as as unknown as Record<string, unknown>;
+    record.authorizationServer = as as Record<string, unknown>;
     record.resource = resource.resource;
 
     if (!reason.stepUp && reason.refused && record.tokens?.refreshToken) {

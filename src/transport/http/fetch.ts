@@ -42,14 +42,13 @@ export function createFetchHandler(handler: RequestHandler, options: HttpTranspo
   return async (request) => {
     // Cancelled when the runtime aborts the request or the client stops reading the stream.
     const abort = new AbortController();
-    if (request.signal.aborted) abort.abort();
-    else request.signal.addEventListener('abort', () => abort.abort(), { once: true });
+    const signal = AbortSignal.any([request.signal, abort.signal]);
     const view: HttpRequestView = {
       method: request.method,
       header: (name) => request.headers.get(name) ?? undefined,
-      signal: abort.signal,
+      signal,
       get aborted() {
-        return abort.signal.aborted;
+        return signal.aborted;
       },
     };
     const refusal = core.precheck(view);

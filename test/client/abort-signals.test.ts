@@ -1,0 +1,50 @@
+/**
+ * A caller's AbortSignal given to many calls (one per user session, say) is
+ * not left holding a listener per call: the client's signals follow it
+ * without registering on it. Aborting it still cancels the call in flight.
+ */
+
+import { getEventListeners } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, McpServer, type RunningHttpServer } from '../../src/index.js';
+import { deferred } from '../helpers/deferred.js';
+import { startHttp } from '../helpers/http.js';
+import { quietLogger } from '../helpers/results.js';
+
+let running: RunningHttpServer;
+const started = deferred();
+
+beforeAll(async () => {
+  const server = new McpServer({ name: 'signals', version: '1.0.0' }, { logger: quietLogger() });
+  server.tool('echo', {}, () => 'hi');
+  server.tool('hang', {}, async (_args, ctx) => {
+    started.resolve();
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+    return 'never seen';
+  });
+  running = await startHttp(server);
+});
+
+afterAll(async () => {
+  await running.close();
+});
+
+describe('a caller signal shared by many calls', () => {
+  it('holds no abort listener after 30 calls with it', async () => {
+    const client = await new Client({ name: 'c', version: '1' }).connect(running.url);
+    const shared = new AbortController();
+    for (let i = 0; i < 30; i++) expect((await client.callTool('echo', {}, { signal: shared.signal })).content).toEqual([{ type: 'text', text: 'hi' }]);
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
+    await client.close();
+  });
+
+  it('still cancels the call in flight when aborted', async () => {
+    const client = await new Client({ name: 'c', version: '1' }).connect(running.url);
+    const shared = new AbortController();
+    const call = client.callTool('hang', {}, { signal: shared.signal });
+    await started.promise;
+    shared.abort(new Error('the user went away'));
+    await expect(call).rejects.toThrow();
+    await client.close();
+  });
+});
