@@ -58,10 +58,6 @@ export class ExpiringMap<K, V> {
     return entry.value;
   }
 
-  has(key: K): boolean {
-    return this.get(key) !== undefined;
-  }
-
   /**
    * Sets `key` until `expiresAt`. When the map is full it first drops expired
    * entries, then the least recently used one `evictable` allows; false when
@@ -89,19 +85,6 @@ export class ExpiringMap<K, V> {
     if (!entry) return undefined;
     this.entries.delete(key);
     return entry.value;
-  }
-
-  /** Live values (expired ones are dropped on the way). */
-  *values(): IterableIterator<V> {
-    const now = this.clock();
-    for (const [key, entry] of [...this.entries]) {
-      if (entry.expiresAt <= now) this.drop(key, entry, 'expired');
-      else yield entry.value;
-    }
-  }
-
-  clear(): void {
-    this.entries.clear();
   }
 
   private evictOne(evictable: (key: K, value: V) => boolean): boolean {

@@ -12,7 +12,7 @@ import { ExpiringMap } from './expiring-map.js';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
-export const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
+/** The statuses a task can still leave (the rest are terminal: completed, failed, cancelled). */
 export const LIVE_STATUSES: readonly TaskStatus[] = ['working', 'input_required'];
 
 export interface TaskData {

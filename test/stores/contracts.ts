@@ -1,0 +1,156 @@
+/**
+ * What every implementation of a store seam must do, whatever keeps the data
+ * (memory here; Redis in the stores issue): each contract takes a factory and
+ * registers its tests, so a new implementation runs the same ones.
+ */
+
+import { describe, expect, it } from 'vitest';
+import type { ChangeBus, Change } from '../../src/stores/change-bus.js';
+import type { RedemptionStore } from '../../src/stores/redemption-store.js';
+import type { SessionData, SessionStore } from '../../src/stores/session-store.js';
+import type { TaskData, TaskEvent, TaskStore } from '../../src/stores/task-store.js';
+
+const HOUR = 60 * 60_000;
+let unique = 0;
+const fresh = (prefix: string): string => `${prefix}-${++unique}-${Math.random().toString(36).slice(2)}`;
+
+export function redemptionStoreContract(name: string, make: () => RedemptionStore | Promise<RedemptionStore>): void {
+  describe(`${name} (RedemptionStore)`, () => {
+    it('redeems an id once: true the first time, false ever after', async () => {
+      const store = await make();
+      const id = fresh('state');
+      expect(await store.redeemOnce(id, Date.now() + HOUR)).toBe(true);
+      expect(await store.redeemOnce(id, Date.now() + HOUR)).toBe(false);
+      expect(await store.redeemOnce(id, Date.now() + HOUR)).toBe(false);
+    });
+
+    it('keeps ids apart', async () => {
+      const store = await make();
+      expect(await store.redeemOnce(fresh('a'), Date.now() + HOUR)).toBe(true);
+      expect(await store.redeemOnce(fresh('b'), Date.now() + HOUR)).toBe(true);
+    });
+
+    it('lets exactly one of many concurrent redemptions of one id win', async () => {
+      const store = await make();
+      const id = fresh('race');
+      const results = await Promise.all(Array.from({ length: 20 }, () => store.redeemOnce(id, Date.now() + HOUR)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+    });
+  });
+}
+
+function task(overrides: Partial<TaskData> = {}): TaskData {
+  const now = Date.now();
+  return { taskId: fresh('task'), principal: 'alice', status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: HOUR, pollIntervalMs: 1000, ...overrides };
+}
+
+export function taskStoreContract(name: string, make: () => TaskStore | Promise<TaskStore>): void {
+  describe(`${name} (TaskStore)`, () => {
+    it('gives back the task as created, as data the caller cannot change in the store', async () => {
+      const store = await make();
+      const created = task({ inputRequests: { q: { method: 'roots/list' } } });
+      expect(await store.create(created)).toBe(true);
+      const read = await store.get(created.taskId);
+      expect(read).toEqual(created);
+      read!.status = 'completed';
+      expect((await store.get(created.taskId))!.status).toBe('working');
+      expect(await store.get(fresh('unknown'))).toBeUndefined();
+    });
+
+    it('transitions compare-and-set: only from a listed status, and not twice', async () => {
+      const store = await make();
+      const created = task();
+      await store.create(created);
+      const done = await store.transition(created.taskId, ['working', 'input_required'], { status: 'completed', result: { content: [] } });
+      expect(done?.status).toBe('completed');
+      expect(done?.result).toEqual({ content: [] });
+      expect(done!.lastUpdatedAt).toBeGreaterThanOrEqual(created.lastUpdatedAt);
+      expect(await store.transition(created.taskId, ['working', 'input_required'], { status: 'cancelled' })).toBeUndefined();
+      expect((await store.get(created.taskId))!.status).toBe('completed');
+      expect(await store.transition(fresh('unknown'), ['working'], { status: 'failed' })).toBeUndefined();
+    });
+
+    it('lets exactly one of concurrent transitions from the same status win', async () => {
+      const store = await make();
+      const created = task();
+      await store.create(created);
+      const outcomes = await Promise.all([
+        store.transition(created.taskId, ['working'], { status: 'completed' }),
+        store.transition(created.taskId, ['working'], { status: 'cancelled' }),
+        store.transition(created.taskId, ['working'], { status: 'failed' }),
+      ]);
+      expect(outcomes.filter((o) => o !== undefined)).toHaveLength(1);
+    });
+
+    it('removes a field a patch sets to undefined (questions once answered)', async () => {
+      const store = await make();
+      const created = task();
+      await store.create(created);
+      await store.transition(created.taskId, ['working'], { status: 'input_required', inputRequests: { q: { method: 'roots/list' } } });
+      const back = await store.transition(created.taskId, ['input_required'], { status: 'working', inputRequests: undefined });
+      expect(back).not.toHaveProperty('inputRequests');
+    });
+
+    it('carries events to the listeners of that task only, until they stop listening', async () => {
+      const store = await make();
+      const a = task();
+      const b = task();
+      await store.create(a);
+      await store.create(b);
+      const heardA: TaskEvent[] = [];
+      const heardB: TaskEvent[] = [];
+      const stopA = store.listen(a.taskId, (e) => heardA.push(e));
+      store.listen(b.taskId, (e) => heardB.push(e));
+      await store.notify(a.taskId, { type: 'answers', answers: { q: { roots: [] } } });
+      await expect.poll(() => heardA.length).toBe(1);
+      stopA();
+      await store.notify(a.taskId, { type: 'cancelled' });
+      await store.notify(b.taskId, { type: 'cancelled' });
+      await expect.poll(() => heardB.length).toBe(1);
+      expect(heardA).toEqual([{ type: 'answers', answers: { q: { roots: [] } } }]);
+      expect(heardB).toEqual([{ type: 'cancelled' }]);
+    });
+  });
+}
+
+function session(overrides: Partial<SessionData> = {}): SessionData {
+  return { id: fresh('session'), protocolVersion: '2025-11-25', clientCapabilities: { roots: {} }, initialized: false, subscriptions: [], ...overrides };
+}
+
+export function sessionStoreContract(name: string, make: () => SessionStore | Promise<SessionStore>): void {
+  describe(`${name} (SessionStore)`, () => {
+    it('creates, reads, updates and deletes a session, as data', async () => {
+      const store = await make();
+      const created = session({ clientInfo: { name: 'c', version: '1' } });
+      expect(await store.create(created)).toBe(true);
+      expect(await store.get(created.id)).toEqual(created);
+      const updated = await store.update(created.id, { initialized: true, logLevel: 'info', subscriptions: ['file:///a'] });
+      expect(updated).toEqual({ ...created, initialized: true, logLevel: 'info', subscriptions: ['file:///a'] });
+      updated!.subscriptions.push('file:///b');
+      expect((await store.get(created.id))!.subscriptions).toEqual(['file:///a']);
+      expect(await store.delete(created.id)).toBe(true);
+      expect(await store.delete(created.id)).toBe(false);
+      expect(await store.get(created.id)).toBeUndefined();
+      expect(await store.update(created.id, { initialized: true })).toBeUndefined();
+    });
+  });
+}
+
+export function changeBusContract(name: string, make: () => ChangeBus | Promise<ChangeBus>): void {
+  describe(`${name} (ChangeBus)`, () => {
+    it('brings every change to every listener, until it unsubscribes', async () => {
+      const bus = await make();
+      const first: Change[] = [];
+      const second: Change[] = [];
+      const stop = bus.subscribe((c) => first.push(c));
+      bus.subscribe((c) => second.push(c));
+      await bus.publish({ type: 'list', list: 'tools' });
+      await expect.poll(() => first.length).toBe(1);
+      stop();
+      await bus.publish({ type: 'resource', uri: 'file:///a' });
+      await expect.poll(() => second.length).toBe(2);
+      expect(first).toEqual([{ type: 'list', list: 'tools' }]);
+      expect(second).toEqual([{ type: 'list', list: 'tools' }, { type: 'resource', uri: 'file:///a' }]);
+    });
+  });
+}
