@@ -83,7 +83,7 @@ export function printToolResult(result: CallToolResult, json: boolean): number {
 export function printResource(result: ReadResourceResult, json: boolean): void {
   if (json) return printJson(result);
   const contents = Array.isArray(result.contents) ? result.contents : [];
-  for (const item of contents as unknown as Json[]) {
+  for (const { ...item } of contents) {
     if (contents.length > 1) print(out.dim(`── ${String(item.uri)}${item.mimeType ? ` (${String(item.mimeType)})` : ''}`));
     for (const line of contentsLines(item)) print(line);
   }

@@ -72,7 +72,8 @@ function named(loaded: LoadedServer, specifier: string): string {
 async function serveOverStdio(specifier: string, serverOptions: McpServerOptions): Promise<number> {
   // Before the module loads: anything it logs must not reach stdout, where the MCP messages go.
   const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
-  for (const method of ['log', 'info', 'debug', 'dir', 'table', 'trace'] as const) (console as unknown as Record<string, unknown>)[method] = toStderr[method].bind(toStderr);
+  const methods = ['log', 'info', 'debug', 'dir', 'table', 'trace'] as const;
+  Object.assign(console, Object.fromEntries(methods.map((method) => [method, toStderr[method].bind(toStderr)])));
   const loaded = await loadServerModule(specifier, serverOptions);
   const link = serveStdio(loaded.handler);
   say(`tessera: serving ${named(loaded, specifier)} over stdio (MCP on stdin/stdout; this process ends when stdin closes)`);
