@@ -7,7 +7,7 @@
  * Nothing of this ever reaches a 2025 client as `input_required`.
  */
 
-import { ANSWER_ATTEMPTS, askAll, tooManyInvalidAnswers } from '../mrtr/ask-all.js';
+import { askAll, judgeAnswer } from '../mrtr/ask-all.js';
 import { AUTHOR_STATE, type Interaction, type QuestionMap } from '../mrtr/interaction.js';
 import type { Question } from '../mrtr/questions.js';
 import { missingFor, requireCapabilities } from '../protocol/capabilities.js';
@@ -46,15 +46,17 @@ export class LiveInteraction implements Interaction {
 
   ask(input: Question<unknown> | QuestionMap): Promise<unknown> {
     // Questions asked together go out together; the client may answer them in any order.
-    return askAll(input, this.capabilities, (question) => this.askOne(question));
+    return askAll(input, this.capabilities, (question, key) => this.askOne(question, key ?? question.kind));
   }
 
-  private async askOne(question: Question<unknown>): Promise<unknown> {
-    for (let attempt = 1; attempt <= ANSWER_ATTEMPTS; attempt++) {
-      const value = await question.parse(await this.send(question.request));
-      if (value !== undefined) return value;
+  /** Asks until an answer fits (the one rule of mrtr/ask-all.ts: a form asked again saying what was wrong, a bounded number of times). */
+  private async askOne(question: Question<unknown>, key: string): Promise<unknown> {
+    let asked = question;
+    for (let attempt = 1; ; attempt++) {
+      const judged = await judgeAnswer(key, question, await this.send(asked.request), attempt);
+      if ('value' in judged) return judged.value;
+      asked = judged.again;
     }
-    throw tooManyInvalidAnswers(question);
   }
 
   /** Sends one input request to the client and returns its raw answer. */

@@ -24,8 +24,14 @@ export interface Question<A> {
   readonly key: string | undefined;
   /** The canonical text the question's digest is taken of, when the builder has it cheaper than canonicalising `request`. */
   readonly digestSource?: string;
-  /** Reads an answer, or returns undefined when it is not a valid answer to this question (it is then asked again). */
-  parse(answer: unknown): A | undefined | Promise<A | undefined>;
+  /** Reads an answer; throws InvalidAnswer (saying what is wrong) when it does not fit the question. */
+  parse(answer: unknown): A | Promise<A>;
+  /**
+   * The same question asked again after an answer whose content did not fit,
+   * saying what was wrong (form questions; others cannot be answered wrongly
+   * by a person, only malformed by a client).
+   */
+  again?(reason: string): Question<A>;
   /** Carries the answer type for inference; never set at run time. */
   readonly [answerBrand]?: A;
 }
@@ -45,10 +51,32 @@ export interface QuestionOptions {
 
 type FormOutput<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, string | number | boolean | string[]>;
 
-function readAction(answer: unknown): 'accept' | 'decline' | 'cancel' | undefined {
-  if (!isObject(answer)) return undefined;
+/**
+ * An answer that does not fit its question: what is wrong. `person` marks
+ * content a person filled in wrongly (the question can be asked again); any
+ * other is a malformed answer from the client (a -32602).
+ */
+export class InvalidAnswer extends Error {
+  constructor(
+    readonly reason: string,
+    readonly person = false,
+  ) {
+    super(reason);
+    this.name = 'InvalidAnswer';
+  }
+}
+
+function readAction(answer: unknown): 'accept' | 'decline' | 'cancel' {
+  if (!isObject(answer)) throw new InvalidAnswer('the answer is not an object');
   const action = answer.action;
-  return action === 'accept' || action === 'decline' || action === 'cancel' ? action : undefined;
+  if (action === 'accept' || action === 'decline' || action === 'cancel') return action;
+  throw new InvalidAnswer(`action must be "accept", "decline" or "cancel", not ${JSON.stringify(action)}`);
+}
+
+/** Form content with `null` for an optional field read as the field left empty (some clients send that). */
+function withoutNullOptionals(content: unknown, required: readonly string[]): unknown {
+  if (!isObject(content)) return content;
+  return Object.fromEntries(Object.entries(content).filter(([field, value]) => value !== null || required.includes(field)));
 }
 
 function form<S extends StandardSchemaV1 | JsonSchemaObject>(
@@ -57,20 +85,24 @@ function form<S extends StandardSchemaV1 | JsonSchemaObject>(
   options: QuestionOptions = {},
 ): Question<FormAnswer<FormOutput<S>>> {
   const resolved = resolveForm<FormOutput<S>>(schema, `Form question "${message}"`);
-  return {
+  const make = (shown: string): Question<FormAnswer<FormOutput<S>>> => ({
     kind: 'form',
     key: options.key,
     // Same digest for the same message and schema, without re-serialising the schema every round.
-    digestSource: `elicitation/create form\n${message}\n${resolved.canonical}`,
-    request: { method: InputMethod.Elicit, params: { mode: 'form', message, requestedSchema: resolved.schema } },
+    digestSource: `elicitation/create form\n${shown}\n${resolved.canonical}`,
+    request: { method: InputMethod.Elicit, params: { mode: 'form', message: shown, requestedSchema: resolved.schema } },
     async parse(answer) {
       const action = readAction(answer);
-      if (action !== 'accept') return action === undefined ? undefined : { action };
-      const content = (answer as Record<string, unknown>).content ?? {};
+      if (action !== 'accept') return { action };
+      const content = withoutNullOptionals((answer as Record<string, unknown>).content ?? {}, resolved.schema.required ?? []);
+      if (!isObject(content)) throw new InvalidAnswer("content must be an object of the form's fields");
       const checked = await resolved.resolved.validate(content);
-      return checked.ok ? { action, content: checked.value } : undefined;
+      if (!checked.ok) throw new InvalidAnswer(checked.message, true);
+      return { action, content: checked.value };
     },
-  };
+    again: (reason) => make(`${message}\n\nThe last answer was not accepted: ${reason}`),
+  });
+  return make(message);
 }
 
 function url(message: string, target: string, options: QuestionOptions = {}): Question<UrlAnswer> {
@@ -85,8 +117,7 @@ function url(message: string, target: string, options: QuestionOptions = {}): Qu
     key: options.key,
     request: { method: InputMethod.Elicit, params: { mode: 'url', message, url: parsed.href } },
     parse(answer) {
-      const action = readAction(answer);
-      return action === undefined ? undefined : { action };
+      return { action: readAction(answer) };
     },
   };
 }
@@ -131,11 +162,11 @@ function sampling(params: CreateMessageRequestParams, options: QuestionOptions =
     key: options.key,
     request: { method: InputMethod.CreateMessage, params },
     parse(answer) {
-      if (!isObject(answer)) return undefined;
+      if (!isObject(answer)) throw new InvalidAnswer('the answer is not an object');
       const { role, content, model } = answer;
-      if ((role !== 'user' && role !== 'assistant') || typeof model !== 'string' || typeof content !== 'object' || content === null) {
-        return undefined;
-      }
+      if (role !== 'user' && role !== 'assistant') throw new InvalidAnswer('role must be "user" or "assistant"');
+      if (typeof model !== 'string') throw new InvalidAnswer('model must be a string');
+      if (typeof content !== 'object' || content === null) throw new InvalidAnswer('content must be a content block or a list of them');
       return answer as CreateMessageResult;
     },
   };
@@ -147,9 +178,11 @@ function roots(options: QuestionOptions = {}): Question<Root[]> {
     key: options.key,
     request: { method: InputMethod.ListRoots },
     parse(answer) {
-      if (!isObject(answer) || !Array.isArray(answer.roots)) return undefined;
-      const list = answer.roots as unknown[];
-      return list.every((r) => isObject(r) && typeof r.uri === 'string') ? (list as Root[]) : undefined;
+      if (!isObject(answer) || !Array.isArray(answer.roots)) throw new InvalidAnswer('roots must be a list');
+      const list: unknown[] = answer.roots;
+      const bad = list.findIndex((r) => !isObject(r) || typeof r.uri !== 'string');
+      if (bad >= 0) throw new InvalidAnswer(`roots[${bad}] has no uri`);
+      return list as Root[];
     },
   };
 }

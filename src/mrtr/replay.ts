@@ -9,7 +9,7 @@
 
 import { missingFor } from '../protocol/capabilities.js';
 import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
-import { ANSWER_ATTEMPTS, askAll, tooManyInvalidAnswers } from './ask-all.js';
+import { askAll, judgeAnswer } from './ask-all.js';
 import { canonicalJson, digestOfText } from './digest.js';
 import type { Interaction, QuestionMap } from './interaction.js';
 import type { Question } from './questions.js';
@@ -24,8 +24,8 @@ export interface Ledger {
   o?: Record<string, [JsonValue]>;
   /** The author's own state from a hand-made input-required result. */
   u?: JsonValue;
-  /** Invalid answers received so far, by key (a question gets ANSWER_ATTEMPTS). */
-  r?: Record<string, number>;
+  /** Questions asked again after answers that did not fit: key → [answers so far, what was wrong with the last]. */
+  r?: Record<string, [number, string]>;
 }
 
 export interface Unanswered {
@@ -50,7 +50,7 @@ export class ReplayInteraction implements Interaction {
   readonly unanswered = new Map<string, Unanswered>();
   private readonly answers: Record<string, [string, unknown]>;
   private readonly onceResults: Record<string, [JsonValue]>;
-  private readonly invalid: Record<string, number>;
+  private readonly retries: Record<string, [number, string]>;
   private readonly onceRunning = new Map<string, Promise<unknown>>();
   private readonly digestsThisRun = new Map<string, string>();
   /** Asks still reading their answer (digests and answer checks may take longer than microtasks). */
@@ -67,7 +67,7 @@ export class ReplayInteraction implements Interaction {
   ) {
     this.answers = { ...ledger.a };
     this.onceResults = { ...ledger.o };
-    this.invalid = { ...ledger.r };
+    this.retries = { ...ledger.r };
   }
 
   get state(): JsonValue | undefined {
@@ -112,27 +112,27 @@ export class ReplayInteraction implements Interaction {
     this.digestsThisRun.set(key, digest);
 
     const recorded = this.answers[key];
-    if (recorded && recorded[0] === digest) {
-      const value = await question.parse(recorded[1]);
-      if (value !== undefined) return { value };
-    }
-    if (Object.hasOwn(this.inputResponses, key)) {
-      // An answer counts for the question that was sent under its key; an answer to an
-      // earlier wording (a changed question) does not, and the question is asked again.
-      const sent = this.ledger.p?.[key];
-      if (sent === undefined || sent === digest) {
-        const raw = this.inputResponses[key];
-        const value = await question.parse(raw);
-        if (value !== undefined) {
-          this.answers[key] = [digest, raw];
-          delete this.invalid[key];
-          return { value };
-        }
-        this.invalid[key] = (this.invalid[key] ?? 0) + 1;
-        if (this.invalid[key] >= ANSWER_ATTEMPTS) throw tooManyInvalidAnswers(question);
+    if (recorded && recorded[0] === digest) return { value: await question.parse(recorded[1]) };
+    // Asked again after an answer that did not fit: the question as it went out, saying what was wrong.
+    const retry = this.retries[key];
+    const asked = retry && question.again ? question.again(retry[1]) : question;
+    const sent = asked === question ? digest : await questionDigest(asked);
+    // An answer counts only for a question the sealed state shows was asked, under its key and in
+    // exactly this wording (its digest): an answer to a question never asked, or to an earlier
+    // wording, is ignored, and the question goes out (spec: unrequested inputResponses are ignored).
+    if (this.ledger.p?.[key] === sent && Object.hasOwn(this.inputResponses, key)) {
+      const raw = this.inputResponses[key];
+      const judged = await judgeAnswer(key, question, raw, (retry?.[0] ?? 0) + 1);
+      if ('value' in judged) {
+        this.answers[key] = [digest, raw];
+        delete this.retries[key];
+        return judged;
       }
+      this.retries[key] = [(retry?.[0] ?? 0) + 1, judged.reason];
+      this.unanswered.set(key, { digest: await questionDigest(judged.again), request: judged.again.request });
+      return undefined;
     }
-    this.unanswered.set(key, { digest, request: question.request });
+    this.unanswered.set(key, { digest: sent, request: asked.request });
     return undefined;
   }
 
@@ -182,7 +182,7 @@ export class ReplayInteraction implements Interaction {
     if (Object.keys(pending).length > 0) ledger.p = pending;
     if (Object.keys(this.onceResults).length > 0) ledger.o = this.onceResults;
     if (authorState !== undefined) ledger.u = authorState;
-    if (Object.keys(this.invalid).length > 0) ledger.r = this.invalid;
+    if (Object.keys(this.retries).length > 0) ledger.r = this.retries;
     return ledger;
   }
 }

@@ -6,7 +6,7 @@
  * Answers and cancellation reach the work through the store's task events.
  */
 
-import { ANSWER_ATTEMPTS, askAll, tooManyInvalidAnswers } from '../mrtr/ask-all.js';
+import { askAll, judgeAnswer } from '../mrtr/ask-all.js';
 import type { QuestionMap } from '../mrtr/interaction.js';
 import type { Question } from '../mrtr/questions.js';
 import { McpError, isReservedErrorCode } from '../protocol/errors.js';
@@ -149,14 +149,16 @@ export class TaskRunner {
   private contextFor(running: RunningTask, capabilities: ClientCapabilities): TaskContext {
     const signal = running.controller.signal;
     const askOne = async (question: Question<unknown>): Promise<unknown> => {
-      for (let attempt = 1; attempt <= ANSWER_ATTEMPTS; attempt++) {
+      // Every attempt goes out under a new key: an answer to an earlier attempt is never taken for this one.
+      let asked = question;
+      for (let attempt = 1; ; attempt++) {
+        const key = running.newKey(question.key ?? question.kind);
         const answer = await new Promise<unknown>((resolve, reject) => {
           if (signal.aborted) return reject(signal.reason);
           const onAbort = (): void => reject(signal.reason);
           signal.addEventListener('abort', onAbort, { once: true });
-          // A new key on every attempt: an answer to an earlier attempt is never taken for this one.
-          running.waiting.set(running.newKey(question.key ?? question.kind), {
-            request: question.request,
+          running.waiting.set(key, {
+            request: asked.request,
             take: (value) => {
               signal.removeEventListener('abort', onAbort);
               resolve(value);
@@ -164,10 +166,10 @@ export class TaskRunner {
           });
           void this.publishQuestions(running);
         });
-        const value = await question.parse(answer);
-        if (value !== undefined) return value;
+        const judged = await judgeAnswer(key, question, answer, attempt);
+        if ('value' in judged) return judged.value;
+        asked = judged.again;
       }
-      throw tooManyInvalidAnswers(question);
     };
     const ask = (input: Question<unknown> | QuestionMap): Promise<unknown> => askAll(input, capabilities, askOne);
     return { taskId: running.taskId, signal, ask: ask as TaskContext['ask'] };

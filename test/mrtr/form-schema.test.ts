@@ -319,11 +319,15 @@ describe('answers are checked against the full schema; an invalid one is asked a
     expectAccepted(await answer(name, good), good);
   });
 
-  it('the pattern dropped from the wire is still enforced (and the re-asked question is the same form)', async () => {
+  it('the pattern dropped from the wire is still enforced (and the re-asked question is the same form, saying what was wrong)', async () => {
     const first = await callTool('code');
     const again = await callTool('code', { requestState: first.requestState, inputResponses: { f: { action: 'accept', content: { code: 'abc' } } } });
     expectAskedAgain(again);
-    expect((again.inputRequests as Record<string, unknown>).f).toEqual((first.inputRequests as Record<string, unknown>).f);
+    type Asked = { params: { message: string; requestedSchema: unknown } };
+    const before = (first.inputRequests as Record<string, Asked>).f!;
+    const after = (again.inputRequests as Record<string, Asked>).f!;
+    expect(after.params.requestedSchema).toEqual(before.params.requestedSchema);
+    expect(after.params.message.startsWith(`${before.params.message}\n\nThe last answer was not accepted: `)).toBe(true);
     const done = await callTool('code', { requestState: again.requestState, inputResponses: { f: { action: 'accept', content: { code: 'XYZ' } } } });
     expectAccepted(done, { code: 'XYZ' });
   });

@@ -108,6 +108,17 @@ function buildServer(name: string, keys: string | undefined, logger: RecordingLo
     return { content: [{ type: 'text', text: `stopped: ${answer.action}` }], isError: true };
   });
 
+  server.tool('two_steps', {}, async (_args, ctx) => {
+    await ctx.ask(ask.form('Step one?', okForm, { key: 'step1' }));
+    await ctx.ask(ask.form('Step two?', okForm, { key: 'step2' }));
+    return 'both steps done';
+  });
+
+  server.tool('optional_note', {}, async (_args, ctx) => {
+    const answer = await ctx.ask(ask.form('A note?', z.object({ title: z.string(), note: z.string().optional() }), { key: 'note' }));
+    return answer.action === 'accept' ? `${answer.content.title}: ${answer.content.note ?? '(no note)'}` : answer.action;
+  });
+
   server.tool('changing', {}, async (_args, ctx) => {
     counts.changingRuns++;
     const answer = await ctx.ask(ask.form(`Do you accept policy v${policyVersion}?`, okForm, { key: 'policy' }));
@@ -549,16 +560,28 @@ describe('malformed and partial retries (checklist 35–38)', () => {
   });
 
   it.each([
-    ['not an object', 'yes'],
-    ['without an action', { content: { ok: true } }],
-    ['with an unknown action', { action: 'maybe' }],
+    ['not an object', 'yes', 'the answer is not an object'],
+    ['without an action', { content: { ok: true } }, 'action must be'],
+    ['with an unknown action', { action: 'maybe' }, 'action must be'],
+  ])('an answer %s is malformed: -32602 naming its key (checklist 35; issue 18: one rule for both eras)', async (_label, answer, reason) => {
+    const requestState = await firstRound();
+    const error = errorOf(await send('tools/call', { name: 'decide', requestState, inputResponses: { confirm: answer } }));
+    expect(error.code).toBe(-32602);
+    expect(error.message).toContain('"confirm"');
+    expect(error.message).toContain(reason);
+    expect((error.data as { key?: string }).key).toBe('confirm');
+  });
+
+  it.each([
     ['with content failing the schema', { action: 'accept', content: { ok: 'yes' } }],
     ['with content missing a required field', { action: 'accept', content: {} }],
-  ])('an answer %s is asked again (new InputRequiredResult)', async (_label, answer) => {
+  ])('an answer %s is asked again, the question saying what was wrong (checklist 38)', async (_label, answer) => {
     const requestState = await firstRound();
     const result = resultOf(await send('tools/call', { name: 'decide', requestState, inputResponses: { confirm: answer } }));
     expect(result.resultType).toBe('input_required');
     expect(keysOf(result)).toEqual(['confirm']);
+    const asked = (result.inputRequests as Record<string, { params: { message: string; requestedSchema: unknown } }>).confirm!;
+    expect(asked.params.message).toMatch(/The last answer was not accepted: .*ok/);
     // And the re-asked round can still be completed.
     const done = resultOf(
       await send('tools/call', { name: 'decide', requestState: result.requestState, inputResponses: { confirm: accept({ ok: true }) } }),
@@ -566,19 +589,38 @@ describe('malformed and partial retries (checklist 35–38)', () => {
     expect(toolText(done)).toBe('proceeding');
   });
 
+  it('a form answered wrongly three times in all fails with -32602 naming the key and the field (the count is sealed in the state)', async () => {
+    let requestState = await firstRound();
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const again = resultOf(await send('tools/call', { name: 'decide', requestState, inputResponses: { confirm: { action: 'accept', content: { ok: 'no' } } } }));
+      expect(again.resultType).toBe('input_required');
+      requestState = again.requestState as string;
+    }
+    const error = errorOf(await send('tools/call', { name: 'decide', requestState, inputResponses: { confirm: { action: 'accept', content: { ok: 'no' } } } }));
+    expect(error.code).toBe(-32602);
+    expect(error.message).toContain('"confirm"');
+    expect(error.message).toContain('ok');
+  });
+
+  it('null for an optional form field is read as the field left empty', async () => {
+    const first = resultOf(await send('tools/call', { name: 'optional_note' }));
+    const done = resultOf(
+      await send('tools/call', { name: 'optional_note', requestState: first.requestState, inputResponses: { note: accept({ title: 'T', note: null }) } }),
+    );
+    expect(toolText(done)).toBe('T: (no note)');
+  });
+
   it.each([
-    ['roots', 'list_roots', { roots: {} }, { roots: 'file:///x' }, { roots: [{ uri: 'file:///x' }] }],
-    ['roots', 'list_roots', { roots: {} }, { roots: [{ name: 'no uri' }] }, { roots: [] }],
-    ['llm', 'sample_plain', { sampling: {} }, { role: 'assistant', content: { type: 'text', text: 'x' } }, samplingAnswer],
-    ['llm', 'sample_plain', { sampling: {} }, { role: 'robot', content: { type: 'text', text: 'x' }, model: 'm' }, samplingAnswer],
-  ])('a malformed %s answer for %s is asked again; a valid one completes', async (key, tool, capabilities, bad, good) => {
+    ['roots', 'list_roots', { roots: {} }, { roots: 'file:///x' }],
+    ['roots', 'list_roots', { roots: {} }, { roots: [{ name: 'no uri' }] }],
+    ['llm', 'sample_plain', { sampling: {} }, { role: 'assistant', content: { type: 'text', text: 'x' } }],
+    ['llm', 'sample_plain', { sampling: {} }, { role: 'robot', content: { type: 'text', text: 'x' }, model: 'm' }],
+  ])('a malformed %s answer for %s is -32602 naming its key (checklist 35)', async (key, tool, capabilities, bad) => {
     const first = resultOf(await send('tools/call', { name: tool }, capabilities));
     expect(keysOf(first)).toEqual([key]);
-    const again = resultOf(await send('tools/call', { name: tool, requestState: first.requestState, inputResponses: { [key]: bad } }, capabilities));
-    expect(again.resultType).toBe('input_required');
-    expect(keysOf(again)).toEqual([key]);
-    const done = resultOf(await send('tools/call', { name: tool, requestState: again.requestState, inputResponses: { [key]: good } }, capabilities));
-    expect(done.resultType).toBe('complete');
+    const error = errorOf(await send('tools/call', { name: tool, requestState: first.requestState, inputResponses: { [key]: bad } }, capabilities));
+    expect(error.code).toBe(-32602);
+    expect(error.message).toContain(`"${key}"`);
   });
 
   it('a retry without the needed answer is asked again, not an error', async () => {
@@ -602,10 +644,21 @@ describe('malformed and partial retries (checklist 35–38)', () => {
     expect(onlyStray.resultType).toBe('input_required');
   });
 
-  it('an answer without any requestState is accepted when valid for the question under that key', async () => {
-    const result = resultOf(await send('tools/call', { name: 'decide', inputResponses: { confirm: accept({ ok: false }) } }));
-    expect(result.resultType).toBe('complete');
-    expect(toolText(result)).toBe('not proceeding');
+  it('an answer for a question never asked is ignored: on a first request, or one the last round did not ask (checklist 36)', async () => {
+    // No requestState: nothing was asked yet, so the answer given up front does not count.
+    const first = resultOf(await send('tools/call', { name: 'decide', inputResponses: { confirm: accept({ ok: true }) } }));
+    expect(first.resultType).toBe('input_required');
+    expect(keysOf(first)).toEqual(['confirm']);
+    // Round 1 of a two-step flow asks only step1; an answer for step2 on the retry is ignored and step2 is asked.
+    const one = resultOf(await send('tools/call', { name: 'two_steps' }));
+    expect(keysOf(one)).toEqual(['step1']);
+    const two = resultOf(
+      await send('tools/call', { name: 'two_steps', requestState: one.requestState, inputResponses: { step1: accept({ ok: true }), step2: accept({ ok: true }) } }),
+    );
+    expect(two.resultType).toBe('input_required');
+    expect(keysOf(two)).toEqual(['step2']);
+    const done = resultOf(await send('tools/call', { name: 'two_steps', requestState: two.requestState, inputResponses: { step2: accept({ ok: true }) } }));
+    expect(toolText(done)).toBe('both steps done');
   });
 });
 

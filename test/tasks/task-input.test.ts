@@ -134,7 +134,12 @@ describe('task-time input (§14.3 tasks/get + tasks/update; rules 116–121)', (
     const again = await pollTask(url, created.taskId, (t) => t.status === 'input_required' && keysOf(t).length === 1 && keysOf(t)[0] !== oldKey);
     const [newKey] = keysOf(again) as [string];
     expect(newKey).not.toBe(oldKey);
-    expect(again.inputRequests[newKey]).toEqual(first.inputRequests[oldKey]);
+    // The same form, saying what was wrong with the last answer.
+    type Asked = { params: { message: string; requestedSchema: unknown } };
+    const before = first.inputRequests[oldKey] as Asked;
+    const after = again.inputRequests[newKey] as Asked;
+    expect(after.params.requestedSchema).toEqual(before.params.requestedSchema);
+    expect(after.params.message).toContain('The last answer was not accepted');
     // A (now valid) answer under the superseded key changes nothing.
     expectAck(resultOf(await tasksUpdate(url, created.taskId, { [oldKey]: accept({ confirm: true }) })));
     const still = resultOf(await tasksGet(url, created.taskId));
