@@ -11,7 +11,7 @@
 import { requireCapabilities } from '../protocol/capabilities.js';
 import { McpError } from '../protocol/errors.js';
 import { isInputRequest } from '../protocol/input-requests.js';
-import { isObject } from '../protocol/guards.js';
+import { isInputRequiredResult, isObject } from '../protocol/guards.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { Method } from '../protocol/methods.js';
 import type { ClientCapabilities, InputRequest, InputRequests, InputRequiredResult, JsonValue, Result } from '../protocol/types.js';
@@ -38,6 +38,10 @@ export interface Round {
   readonly interaction: ReplayInteraction;
   /** The claims the state is bound to; made when first needed (most first rounds never need them). */
   claims?: Promise<StateClaims>;
+  /** This round was answered before (it ran a `ctx.once` step): its answer, to send again without running the handler. */
+  readonly replayed?: Result;
+  /** The retry's state, once this round redeemed it (to keep its answer for a replay). */
+  redeemed?: { id: string; expiresAt: number };
 }
 
 /** The one error a client gets for any state that fails; the reason goes to the server log only. */
@@ -75,6 +79,7 @@ export class InputRounds {
     }
     let ledger: Ledger = {};
     let bound: Promise<StateClaims> | undefined;
+    let state: { id: string; expiresAt: number } | undefined;
     if (params.requestState !== undefined) {
       bound = this.claims(request, principal ?? '');
       const claims = await bound;
@@ -88,15 +93,34 @@ export class InputRounds {
         throw invalidStateError();
       }
       ledger = isObject(opened.state.data) ? opened.state.data : {};
+      if (!singleUse) {
+        const replayed = await this.options.redemptions.savedResult?.(opened.state.id);
+        if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), claims: bound, replayed };
+        state = opened.state;
+      }
     }
-    return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), claims: bound };
+    const round: Round = { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities, state && (() => this.claimRound(round, state!))), claims: bound };
+    return round;
   }
 
-  /** The result the round answers with. */
-  conclude(round: Round, outcome: Result | Stuck): Promise<Result> {
-    if (outcome === STUCK) return this.askUnanswered(round);
-    if (outcome.resultType === 'input_required') return this.sealHandMade(round, outcome);
-    return Promise.resolve(outcome);
+  /**
+   * Before a `ctx.once` step first runs in a round, the round's state is
+   * redeemed, so the step can never run twice for it (a replay of the round —
+   * on any instance sharing the redemption store — gets the answer it gave).
+   */
+  private async claimRound(round: Round, state: { id: string; expiresAt: number }): Promise<void> {
+    if (!(await this.options.redemptions.redeemOnce(state.id, state.expiresAt))) {
+      this.options.log(`Refused a second run of the ctx.once steps of a round on ${round.request.method}: its state was already redeemed`);
+      throw McpError.invalidParams('Invalid params: this round was already answered (it runs a ctx.once step); retry to receive that answer');
+    }
+    round.redeemed = { id: state.id, expiresAt: state.expiresAt };
+  }
+
+  /** The result the round answers with (kept for a replay when the round redeemed its state). */
+  async conclude(round: Round, outcome: Result | Stuck): Promise<Result> {
+    const result = outcome === STUCK ? await this.askUnanswered(round) : isInputRequiredResult(outcome) ? await this.sealHandMade(round, outcome) : outcome;
+    if (round.redeemed) await this.options.redemptions.saveResult?.(round.redeemed.id, result, round.redeemed.expiresAt);
+    return result;
   }
 
   /** The handler is stuck on unanswered questions: send them, with the ledger sealed. */

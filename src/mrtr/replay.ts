@@ -59,11 +59,16 @@ export class ReplayInteraction implements Interaction {
   private countdown = 0;
   private markStuck: (() => void) | undefined;
 
+  /** Claims the round before its first `once` step runs (made at most once per run). */
+  private claimed: Promise<void> | undefined;
+
   constructor(
     private readonly ledger: Ledger,
     readonly inputResponses: Readonly<Record<string, unknown>>,
     /** What this request declared it can be asked. */
     readonly capabilities: ClientCapabilities,
+    /** Redeems the round's state before a `once` step runs (absent on a first round, which has none). */
+    private readonly claimRound?: () => Promise<void>,
   ) {
     this.answers = { ...ledger.a };
     this.onceResults = { ...ledger.o };
@@ -161,6 +166,7 @@ export class ReplayInteraction implements Interaction {
     const running = this.onceRunning.get(name);
     if (running) return running as Promise<T>;
     const run = (async () => {
+      if (this.claimRound) await (this.claimed ??= this.claimRound());
       const value = await fn();
       let json: JsonValue;
       try {

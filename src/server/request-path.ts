@@ -32,6 +32,8 @@ export async function answerRequest(core: ServerCore, request: JsonRpcRequest, c
     //    (inputResponses, requestState sealed and bound to this caller and request, single use) (mrtr/input-rounds.ts).
     if (INPUT_REQUIRED_METHODS.has(request.method)) {
       round = await core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(request));
+      // A replay of a round that ran a ctx.once step gets the answer that round gave, without running it again.
+      if (round.replayed) return { message: resultResponse(request.id, finishResult(request.method, round.replayed, core.identity)) };
     }
   } catch (error) {
     return core.errorReply(request, error);

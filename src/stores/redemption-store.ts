@@ -5,6 +5,7 @@
  * store that every instance shares; a second presentation is refused.
  */
 
+import type { Result } from '../protocol/types.js';
 import { ExpiringMap } from './expiring-map.js';
 
 export interface RedemptionStore {
@@ -14,18 +15,38 @@ export interface RedemptionStore {
    * (e.g. Redis `SET id 1 NX PXAT expiresAt`).
    */
   redeemOnce(id: string, expiresAt: number): Promise<boolean>;
+  /**
+   * Keeps what the round of a redeemed state answered, so a replay of that
+   * round (a client re-sending after a broken stream) gets the same answer
+   * without running its `ctx.once` steps again. Optional: without it such a
+   * replay is refused.
+   */
+  saveResult?(id: string, result: Result, expiresAt: number): Promise<void>;
+  /** What `saveResult` kept for `id`, if anything. */
+  savedResult?(id: string): Promise<Result | undefined>;
 }
 
 /** For one process (or tests). Several instances need a shared store, e.g. Redis. */
 export class MemoryRedemptionStore implements RedemptionStore {
-  private readonly used: ExpiringMap<string, true>;
+  /** Redeemed ids, with the result their round answered once it is known. */
+  private readonly used: ExpiringMap<string, { result?: Result }>;
 
   constructor(clock: () => number = () => Date.now()) {
     this.used = new ExpiringMap({ clock });
   }
 
   redeemOnce(id: string, expiresAt: number): Promise<boolean> {
-    return Promise.resolve(this.used.setIfAbsent(id, true, expiresAt));
+    return Promise.resolve(this.used.setIfAbsent(id, {}, expiresAt));
+  }
+
+  saveResult(id: string, result: Result, expiresAt: number): Promise<void> {
+    this.used.set(id, { result: structuredClone(result) }, expiresAt);
+    return Promise.resolve();
+  }
+
+  savedResult(id: string): Promise<Result | undefined> {
+    const saved = this.used.get(id)?.result;
+    return Promise.resolve(saved && structuredClone(saved));
   }
 
   get size(): number {

@@ -30,6 +30,17 @@ export function redemptionStoreContract(name: string, make: () => RedemptionStor
       expect(await store.redeemOnce(fresh('b'), Date.now() + HOUR)).toBe(true);
     });
 
+    it('keeps the answer of a redeemed round, when it keeps answers at all', async () => {
+      const store = await make();
+      if (!store.saveResult || !store.savedResult) return;
+      const id = fresh('answered');
+      expect(await store.redeemOnce(id, Date.now() + HOUR)).toBe(true);
+      expect(await store.savedResult(id)).toBeUndefined();
+      await store.saveResult(id, { resultType: 'complete', content: [{ type: 'text', text: 'deployed' }] }, Date.now() + HOUR);
+      expect(await store.savedResult(id)).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'deployed' }] });
+      expect(await store.redeemOnce(id, Date.now() + HOUR)).toBe(false);
+    });
+
     it('lets exactly one of many concurrent redemptions of one id win', async () => {
       const store = await make();
       const id = fresh('race');
