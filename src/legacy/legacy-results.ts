@@ -11,7 +11,9 @@ import type { Result } from '../protocol/types.js';
 import { ResourceNotFoundError } from '../server/resources.js';
 
 export function legacyResult(result: Result): Result {
-  const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, _meta, ...rest } = result;
+  const { resultType, ttlMs: _ttl, cacheScope: _scope, _meta, ...rest } = result;
+  // Input rounds were fulfilled live and tasks never exist here: anything but a complete result is a programming error.
+  if (resultType !== undefined && resultType !== 'complete') throw new TypeError(`A 2025-11-25 request was answered with resultType ${JSON.stringify(resultType)}`);
   if (isObject(_meta)) {
     const { [META_SERVER_INFO]: _info, ...meta } = _meta;
     if (Object.keys(meta).length > 0) rest._meta = meta;

@@ -1,15 +1,23 @@
 /** Canonical JSON and SHA-256 digests: the same value always gives the same digest, whatever its key order. */
 
 import { platformCrypto } from '../platform/crypto.js';
+import { McpError } from '../protocol/errors.js';
 
-/** JSON with object keys sorted at every level (undefined members dropped, as JSON.stringify does). */
-export function canonicalJson(value: unknown): string {
+/** Deepest nesting a digested value may have (arguments come from clients; the stack must not be theirs to exhaust). */
+export const MAX_DIGEST_DEPTH = 256;
+
+/**
+ * JSON with object keys sorted at every level (undefined members dropped, as
+ * JSON.stringify does). A value nested deeper than MAX_DIGEST_DEPTH is -32602.
+ */
+export function canonicalJson(value: unknown, depth = 0): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (depth >= MAX_DIGEST_DEPTH) throw McpError.invalidParams(`Invalid params: the value nests deeper than ${MAX_DIGEST_DEPTH} levels`);
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v, depth + 1))).join(',')}]`;
   const entries = Object.keys(value)
     .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
     .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`);
   return `{${entries.join(',')}}`;
 }
 

@@ -40,8 +40,13 @@ export type Incoming =
   | { kind: 'response'; message: JsonRpcResponse }
   | { kind: 'invalid'; error: McpError; id?: RequestId };
 
+/**
+ * A request id this side can echo exactly: a string, or an integer JSON
+ * numbers hold exactly (beyond 2^53 − 1 the parsed value is already another
+ * number, so echoing it would answer a request nobody sent).
+ */
 export function isRequestId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+  return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }
 
 /** Reads one JSON text; invalid JSON is -32700, anything that is not one JSON-RPC message is -32600. */
@@ -78,7 +83,7 @@ export function classifyMessage(value: unknown): Incoming {
       return { kind: 'notification', message: value as unknown as JsonRpcNotification };
     }
     if (id === undefined) {
-      return { kind: 'invalid', error: McpError.invalidRequest('Invalid request: id must be a string or an integer') };
+      return { kind: 'invalid', error: McpError.invalidRequest('Invalid request: id must be a string or an integer within ±(2^53 − 1)') };
     }
     return { kind: 'request', message: value as unknown as JsonRpcRequest };
   }

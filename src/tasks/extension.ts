@@ -17,6 +17,7 @@ import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { RequestContext } from '../server/context.js';
 import type { ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from '../server/extension.js';
 import type { RequestMeta } from '../server/request-meta.js';
+import { madeByExtension } from '../server/results.js';
 import type { ToolCall, ToolHandOff } from '../server/tools.js';
 import { MemoryTaskStore, type TaskStore } from '../stores/task-store.js';
 import { TaskMethods } from './task-methods.js';
@@ -120,7 +121,7 @@ class TasksExtension implements ServerExtension {
     const { taskId, status, ttlMs, pollIntervalMs } = task;
     const createdAt = new Date(task.createdAt).toISOString();
     // The core schema has no task results and checks a tools/call result as CallToolResult: an empty content keeps it valid.
-    return { resultType: 'task', taskId, status, createdAt, lastUpdatedAt: createdAt, ttlMs, pollIntervalMs, content: [] };
+    return madeByExtension({ resultType: 'task', taskId, status, createdAt, lastUpdatedAt: createdAt, ttlMs, pollIntervalMs, content: [] });
   }
 
   close(): void {
