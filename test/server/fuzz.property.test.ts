@@ -119,8 +119,9 @@ const handle = createFetchHandler(buildServer(), { dnsRebindingProtection: false
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+/** An id a server can echo exactly: a string, or an integer JSON numbers hold exactly (JSON-RPC 2.0 §5; issue 18). */
 function isRequestId(value: unknown): value is string | number {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+  return typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }
 
 /** §12.3/§12.4 value encoding, written here from the spec (plain when safe, else the Base64 sentinel). */
