@@ -5,6 +5,7 @@
  * the question, so handlers get typed answers.
  */
 
+import type { AskKind } from '../protocol/capabilities.js';
 import { isObject } from '../protocol/guards.js';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { CreateMessageRequestParams, CreateMessageResult, InputRequest, Root } from '../protocol/types.js';
@@ -12,7 +13,7 @@ import type { JsonSchemaObject } from '../schema/resolve.js';
 import { resolveForm } from './form-schema.js';
 import { InputMethod } from '../protocol/methods.js';
 
-export type QuestionKind = 'form' | 'url' | 'sampling' | 'roots';
+export type QuestionKind = AskKind;
 
 declare const answerBrand: unique symbol;
 

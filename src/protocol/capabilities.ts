@@ -75,3 +75,19 @@ export function requireCapabilities(requests: Iterable<InputRequest>, declared: 
   }
   if (missing.length > 0) throw missingCapabilityError(missing);
 }
+
+/** The kinds of question a handler may declare it asks (`asks` on a tool, prompt or resource). */
+export type AskKind = 'form' | 'url' | 'sampling' | 'roots';
+
+/** A question of each kind, as plain as it comes, to read what the kind needs off `missingFor`. */
+const PLAINEST: Readonly<Record<AskKind, InputRequest>> = {
+  form: { method: InputMethod.Elicit, params: { mode: 'form', message: '', requestedSchema: { type: 'object', properties: {} } } },
+  url: { method: InputMethod.Elicit, params: { mode: 'url', message: '', url: 'https://example.invalid/' } },
+  sampling: { method: InputMethod.CreateMessage, params: { messages: [], maxTokens: 1 } },
+  roots: { method: InputMethod.ListRoots },
+};
+
+/** What `declared` lacks for questions of these kinds (none when it covers them all). */
+export function missingForKinds(kinds: readonly AskKind[], declared: ClientCapabilities): ClientCapabilities[] {
+  return kinds.map((kind) => missingFor(PLAINEST[kind], declared)).filter((m): m is ClientCapabilities => m !== undefined);
+}

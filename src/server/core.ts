@@ -7,6 +7,7 @@
 
 import type { Interaction } from '../mrtr/interaction.js';
 import type { InputRounds } from '../mrtr/input-rounds.js';
+import type { AskKind } from '../protocol/capabilities.js';
 import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { errorResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
@@ -99,6 +100,15 @@ export class ServerCore implements ServerHost {
   get rounds(): InputRounds {
     this.inputRounds ??= inputRoundsFor(this.options.state ?? {}, this.info.name, this.logger);
     return this.inputRounds;
+  }
+
+  /** The kinds of question the handler of this request declared it may ask (`asks`), if it did. */
+  asksOf(request: JsonRpcRequest): AskKind[] | undefined {
+    const params = request.params ?? {};
+    if (request.method === Method.ToolsCall) return this.tools.definition(params.name)?.asks;
+    if (request.method === Method.PromptsGet) return this.prompts.asksOf(params.name);
+    if (request.method === Method.ResourcesRead) return this.resources.asksOf(params.uri);
+    return undefined;
   }
 
   /** Whether a retry of this request must redeem its state once: for every flow, or for the tool that asks it. */

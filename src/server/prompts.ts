@@ -1,6 +1,7 @@
 /** Prompts: registration, `prompts/list` and `prompts/get`. */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { AskKind } from '../protocol/capabilities.js';
 import { McpError } from '../protocol/errors.js';
 import type { GetPromptResult, Icon, InputRequiredResult, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
 import type { Completer } from './completion.js';
@@ -24,12 +25,15 @@ export interface PromptDefinition<A extends PromptArguments | undefined = undefi
   arguments?: A;
   /** Completions for arguments, by argument name. */
   complete?: Record<string, Completer>;
+  /** The kinds of question the handler may ask (see ToolDefinition.asks). */
+  asks?: AskKind[];
 }
 
 export type PromptHandler<A> = (args: PromptArgsOf<A>, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
 
 interface RegisteredPrompt {
   descriptor: Prompt;
+  asks: AskKind[] | undefined;
   schema: ResolvedSchema | undefined;
   complete: Record<string, Completer> | undefined;
   handler: (args: unknown, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
@@ -76,6 +80,7 @@ export class PromptRegistry {
       descriptor,
       schema,
       complete: definition.complete,
+      asks: definition.asks,
       handler: handler as RegisteredPrompt['handler'],
     });
     this.changed();
@@ -99,6 +104,11 @@ export class PromptRegistry {
     const prompt = this.prompts.get(name);
     if (!prompt) return null;
     return prompt.complete?.[argument];
+  }
+
+  /** The kinds of question a prompt may ask, as registered. */
+  asksOf(name: unknown): AskKind[] | undefined {
+    return typeof name === 'string' ? this.prompts.get(name)?.asks : undefined;
   }
 
   async get(params: Record<string, unknown>, ctx: RequestContext): Promise<GetPromptResult | InputRequiredResult> {

@@ -5,7 +5,9 @@
  * with the HTTP status decided there (transport/http/status.ts).
  */
 
+import { missingForKinds } from '../protocol/capabilities.js';
 import type { Reply, RequestChannel } from '../protocol/channel.js';
+import { ErrorCode, McpError } from '../protocol/errors.js';
 import { resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
 import type { Result } from '../protocol/types.js';
@@ -13,6 +15,7 @@ import { STUCK } from '../mrtr/replay.js';
 import type { Round } from '../mrtr/input-rounds.js';
 import type { ServerCore } from './core.js';
 import { passGates } from './gates.js';
+import { holdNotifications } from './held-notifications.js';
 import { finishResult } from './results.js';
 
 export async function answerRequest(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
@@ -39,11 +42,15 @@ export async function answerRequest(core: ServerCore, request: JsonRpcRequest, c
     return core.errorReply(request, error);
   }
 
-  // 4. The handler's context, with the interaction it asks through already in it (context.ts).
-  const ctx = core.context(request, channel, admitted.meta, round?.interaction);
+  // 4. The handler's context, with the interaction it asks through already in it (context.ts). A handler that
+  //    declared it may ask what this request did not declare gets its notifications held (held-notifications.ts).
+  const asks = core.asksOf(request);
+  const held = asks && channel.canNotify && missingForKinds(asks, admitted.meta.clientCapabilities).length > 0 ? holdNotifications(channel) : undefined;
+  const handlerChannel = held?.channel ?? channel;
+  const ctx = core.context(request, handlerChannel, admitted.meta, round?.interaction);
   try {
     // 5. The method (methods.ts): for the three that may ask, until it finishes or waits on nothing but unanswered questions (mrtr/replay.ts).
-    const running = admitted.handler(request, ctx, channel);
+    const running = admitted.handler(request, ctx, handlerChannel);
     let result: Result;
     if (round) {
       const outcome = await round.interaction.settle(running);
@@ -54,8 +61,13 @@ export async function answerRequest(core: ServerCore, request: JsonRpcRequest, c
       result = await running;
     }
     // …and a result gets its resultType and the server's identity.
-    return { message: resultResponse(request.id, finishResult(request.method, result, core.identity)) };
+    const reply = { message: resultResponse(request.id, finishResult(request.method, result, core.identity)) };
+    held?.release();
+    return reply;
   } catch (error) {
+    // A -32021 must travel on HTTP 400, before any stream: what was held is dropped.
+    if (error instanceof McpError && error.code === ErrorCode.MissingRequiredClientCapability) held?.drop();
+    else held?.release();
     return core.errorReply(request, error);
   } finally {
     ctx.finish();

@@ -2,6 +2,7 @@
 
 import { Router } from 'uri-template-router';
 import { bytesToBase64 } from '../protocol/base64.js';
+import type { AskKind } from '../protocol/capabilities.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type {
   Annotations,
@@ -32,6 +33,8 @@ export interface ResourceDefinition {
   _meta?: Record<string, unknown>;
   /** Caching hints for reads of this resource (default: the server's `cache.read`). */
   cache?: Partial<CacheHints>;
+  /** The kinds of question the handler may ask (see ToolDefinition.asks). */
+  asks?: AskKind[];
 }
 
 export interface ResourceTemplateDefinition {
@@ -46,6 +49,8 @@ export interface ResourceTemplateDefinition {
   cache?: Partial<CacheHints>;
   /** Completions for template variables, by variable name. */
   complete?: Record<string, Completer>;
+  /** The kinds of question the handler may ask (see ToolDefinition.asks). */
+  asks?: AskKind[];
 }
 
 export type ResourceHandler = (uri: string, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
@@ -58,12 +63,14 @@ export type TemplateHandler = (
 interface StaticEntry {
   descriptor: Resource;
   cache: Partial<CacheHints> | undefined;
+  asks: AskKind[] | undefined;
   handler: ResourceHandler;
 }
 
 interface TemplateEntry {
   descriptor: ResourceTemplate;
   cache: Partial<CacheHints> | undefined;
+  asks: AskKind[] | undefined;
   complete: Record<string, Completer> | undefined;
   handler: TemplateHandler;
 }
@@ -130,7 +137,7 @@ export class ResourceRegistry {
       throw new TypeError(`Resource URI "${uri}" must be an absolute URI with a scheme`);
     }
     if (this.resources.has(uri)) throw new TypeError(`Resource "${uri}" is already registered`);
-    this.resources.set(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, cache: definition.cache, handler });
+    this.resources.set(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, cache: definition.cache, asks: definition.asks, handler });
     this.changed();
     return () => {
       if (this.resources.delete(uri)) this.changed();
@@ -143,6 +150,7 @@ export class ResourceRegistry {
     const entry: TemplateEntry = {
       descriptor: pick(definition, TEMPLATE_FIELDS) as ResourceTemplate,
       cache: definition.cache,
+      asks: definition.asks,
       complete: definition.complete,
       handler,
     };
@@ -187,6 +195,12 @@ export class ResourceRegistry {
     }
     const match = this.router.resolveURI(uri);
     return match ? { entry: match.matchValue, variables: flattenVariables(match.params) } : undefined;
+  }
+
+  /** The kinds of question the read of `uri` may ask, as registered. */
+  asksOf(uri: unknown): AskKind[] | undefined {
+    if (typeof uri !== 'string') return undefined;
+    return this.resources.get(uri)?.asks ?? this.matchTemplate(uri)?.entry.asks;
   }
 
   /** The completer for a template variable, by the template text the client referenced. */

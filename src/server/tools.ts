@@ -4,6 +4,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { McpError } from '../protocol/errors.js';
 import { collectHeaderParams, type HeaderParam } from '../protocol/header-values.js';
 import { isObject } from '../protocol/guards.js';
+import type { AskKind } from '../protocol/capabilities.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
 import type { CallToolResult, Icon, InputRequiredResult, Tool, ToolAnnotations } from '../protocol/types.js';
 import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput } from '../schema/resolve.js';
@@ -55,6 +56,14 @@ export interface ToolDefinition<S extends SchemaInput | undefined = undefined> {
   output?: SchemaInput;
   /** Refuse a `requestState` presented twice for this tool (payments, one-time grants). */
   singleUseState?: boolean;
+  /**
+   * The kinds of question the handler may ask. With them the server knows,
+   * before anything streams, whether the request declared what they need: its
+   * notifications are held until the handler finishes, so a -32021 can still
+   * go out on HTTP 400 as the spec requires. Without it, a -32021 after the
+   * handler's first notification rides the already-open 200 stream.
+   */
+  asks?: AskKind[];
 }
 
 interface RegisteredTool {
