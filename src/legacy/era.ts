@@ -18,7 +18,7 @@ import type { PeerMessageContext, Reply, RequestChannel, StreamSink } from '../p
 import { McpError } from '../protocol/errors.js';
 import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { LegacyMethod, Notification } from '../protocol/methods.js';
-import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, SERVED_LEGACY_VERSIONS } from '../protocol/versions.js';
 import type { ExtensionFactory, ServerExtension, ServerHost } from '../server/extension.js';
 import { hasModernMeta } from '../server/request-meta.js';
 import { coversResource, type Change } from '../stores/change-bus.js';
@@ -42,6 +42,20 @@ const LIST_CHANGED = {
 
 function isLegacyVersion(version: string | undefined): boolean {
   return version !== undefined && LEGACY_PROTOCOL_VERSIONS.includes(version);
+}
+
+/**
+ * On a session's requests, streams and DELETE the client sends the negotiated
+ * version; one this server does not serve is 400 (2025-11-25, transports: an
+ * invalid or unsupported MCP-Protocol-Version). Without the header a 2025
+ * client is taken as it is (the spec lets the server assume an older revision).
+ */
+function unservedVersion(version: string | undefined): boolean {
+  return version !== undefined && !SERVED_LEGACY_VERSIONS.includes(version);
+}
+
+function badVersion(id: JsonRpcRequest['id'] | undefined, version: string): Reply {
+  return { message: errorResponse(id, McpError.invalidRequest(`Bad request: MCP-Protocol-Version ${version} is not served here (served: ${SERVED_LEGACY_VERSIONS.join(', ')})`)) };
 }
 
 export function legacyEra(options: LegacyOptions = {}): ExtensionFactory {
@@ -69,6 +83,7 @@ class LegacyEra implements ServerExtension {
     const sessionId = channel.header?.('mcp-session-id');
     // A stray session id on a request that is 2026 in both body and header is ignored (§12.6).
     if (sessionId !== undefined && !(modern && version !== undefined && !isLegacyVersion(version))) {
+      if (unservedVersion(version)) return Promise.resolve(badVersion(request.id, version!));
       return this.serveHttpSession(request, channel, sessionId);
     }
     const stdio = this.sessions.ofConnection(channel.connection);
@@ -124,7 +139,10 @@ class LegacyEra implements ServerExtension {
     return this.sessionOf(context).then(async (session) => {
       if (session === null) return 404;
       if (!session) return 202;
-      if (note.method === Notification.Initialized) await session.update({ initialized: true });
+      if (note.method === Notification.Initialized) {
+        await session.update({ initialized: true });
+        session.live.markInitialized();
+      }
       if (note.method === Notification.Cancelled) {
         const id = note.params?.requestId;
         if (typeof id === 'string' || typeof id === 'number') session.live.inFlight.get(id)?.abort(new Error('Cancelled by the client'));
@@ -137,9 +155,11 @@ class LegacyEra implements ServerExtension {
   async openStream(header: (name: string) => string | undefined, open: () => StreamSink): Promise<number> {
     const id = header('mcp-session-id');
     if (id === undefined) return 405; // 2026-07-28 has no GET stream
+    if (unservedVersion(header('mcp-protocol-version')?.trim())) return 400;
     const session = await this.sessions.http(id);
     if (!session) return 404;
-    if (session.live.stream) return 409;
+    // One standalone stream per session; the spec allows a second GET only an SSE stream or 405.
+    if (session.live.stream) return 405;
     const stream = open();
     session.live.stream = stream;
     stream.signal.addEventListener('abort', () => {
@@ -153,6 +173,7 @@ class LegacyEra implements ServerExtension {
   async endSession(header: (name: string) => string | undefined): Promise<number> {
     const id = header('mcp-session-id');
     if (id === undefined) return 405;
+    if (unservedVersion(header('mcp-protocol-version')?.trim())) return 400;
     return (await this.sessions.end(id, 'The client ended the session')) ? 200 : 404;
   }
 

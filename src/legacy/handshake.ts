@@ -5,7 +5,7 @@ import { McpError } from '../protocol/errors.js';
 import { isImplementation, isObject } from '../protocol/guards.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities, Result, ServerCapabilities } from '../protocol/types.js';
-import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { SERVED_LEGACY_VERSIONS } from '../protocol/versions.js';
 import type { ServerHost } from '../server/extension.js';
 import type { SessionData } from '../stores/session-store.js';
 import type { Sessions } from './sessions.js';
@@ -20,7 +20,7 @@ export async function handshake(request: JsonRpcRequest, channel: RequestChannel
   const params = request.params ?? {};
   const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : '';
   // Answer the version asked for when it is one of ours, else the latest 2025-era one; never 2026-07-28.
-  const protocolVersion = LEGACY_PROTOCOL_VERSIONS.includes(requested) ? requested : LEGACY_PROTOCOL_VERSIONS[0]!;
+  const protocolVersion = SERVED_LEGACY_VERSIONS.includes(requested) ? requested : SERVED_LEGACY_VERSIONS[0]!;
   const data: Omit<SessionData, 'id'> = {
     protocolVersion,
     clientCapabilities: isObject(params.capabilities) ? (params.capabilities as ClientCapabilities) : {},

@@ -59,8 +59,9 @@ export class LiveInteraction implements Interaction {
     }
   }
 
-  /** Sends one input request to the client and returns its raw answer. */
-  send(request: InputRequest): Promise<Result> {
+  /** Sends one input request to the client (once it is initialized) and returns its raw answer. */
+  async send(request: InputRequest): Promise<Result> {
+    await this.session.whenInitialized(this.channel.signal, this.options.answerTimeoutMs);
     const params: Record<string, unknown> = { ...request.params };
     // 2025-11-25 correlates URL-mode elicitations by an id the server picks.
     if (request.method === InputMethod.Elicit && params.mode === 'url') params.elicitationId = randomUuid();

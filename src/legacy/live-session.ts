@@ -23,12 +23,52 @@ export class LiveSession {
   stream: StreamSink | undefined;
   private readonly waiting = new Map<RequestId, Waiting>();
   private nextId = 1;
+  private initialized = false;
+  private readonly onInitialized = new Set<() => void>();
 
   constructor(
     readonly id: string,
     /** The stdio (or in-memory) connection this session is; undefined on HTTP. */
     readonly connection: Connection | undefined,
   ) {}
+
+  /** The client sent notifications/initialized (on any instance: the session's data says so too). */
+  markInitialized(): void {
+    this.initialized = true;
+    for (const resolve of [...this.onInitialized]) resolve();
+    this.onInitialized.clear();
+  }
+
+  /**
+   * Resolves once the client is initialized: a server may send it requests
+   * only after notifications/initialized (2025-11-25 lifecycle).
+   */
+  whenInitialized(signal: AbortSignal, timeoutMs: number): Promise<void> {
+    if (this.initialized) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const settle = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        this.onInitialized.delete(done);
+      };
+      const done = (): void => {
+        settle();
+        resolve();
+      };
+      const onAbort = (): void => {
+        settle();
+        reject(signal.reason ?? new Error('Aborted'));
+      };
+      const timer = setTimeout(() => {
+        settle();
+        reject(McpError.internal(`The client did not send notifications/initialized within ${timeoutMs} ms, so the server cannot ask it anything`));
+      }, timeoutMs);
+      (timer as { unref?: () => void }).unref?.();
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.onInitialized.add(done);
+    });
+  }
 
   /** Nothing in flight, no open stream, no answer awaited. */
   get idle(): boolean {

@@ -33,12 +33,19 @@ export async function serveInSession(
   const sessionChannel: RequestChannel = { ...channel, signal: AbortSignal.any([channel.signal, cancel.signal]), send: (m) => channel.send(m) };
   try {
     const result = await answer(request, sessionChannel, session, host, options);
+    if (cancel.signal.aborted) return cancelled(request);
     return { message: resultResponse(request.id, legacyResult(result)), legacy: true };
   } catch (error) {
+    // After notifications/cancelled the server should not respond (2025-11-25 cancellation); nothing to log either.
+    if (cancel.signal.aborted) return cancelled(request);
     return { message: errorResponse(request.id, legacyError(host.clientError(error, request.method))), legacy: true };
   } finally {
     session.live.inFlight.delete(request.id);
   }
+}
+
+function cancelled(request: JsonRpcRequest): Reply {
+  return { message: errorResponse(request.id, McpError.invalidRequest('Cancelled by the client')), legacy: true, withhold: true };
 }
 
 async function answer(

@@ -65,6 +65,7 @@ export class Sessions {
       live: new LiveSession('stdio', connection),
       update: (patch) => {
         session.data = { ...session.data, ...patch };
+        if (patch.initialized) session.live.markInitialized();
         return Promise.resolve();
       },
     };
@@ -95,6 +96,7 @@ export class Sessions {
   private httpHandle(data: SessionData): SessionHandle {
     let live = this.live.get(data.id);
     if (!live) this.live.set(data.id, (live = new LiveSession(data.id, undefined)));
+    if (data.initialized) live.markInitialized();
     return { data, live, update: async (patch) => void (await this.store.update(data.id, patch)) };
   }
 

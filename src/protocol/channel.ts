@@ -44,6 +44,8 @@ export interface Reply {
   condition?: ErrorCondition | undefined;
   /** A reply within a 2025-11-25 session, whose clients read error codes only from 2xx bodies. */
   legacy?: boolean;
+  /** The client cancelled the request: no response is sent for it (the transport ends what it has open). */
+  withhold?: boolean;
   /** Extra HTTP response headers (e.g. `Mcp-Session-Id` on a 2025-era handshake). */
   headers?: Record<string, string>;
 }

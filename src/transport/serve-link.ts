@@ -65,7 +65,7 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
     };
     try {
       const reply = await handler.handleRequest(request, channel);
-      if (!entry.cancelled) send(reply.message);
+      if (!entry.cancelled && !reply.withhold) send(reply.message);
     } finally {
       if (inFlight.get(request.id) === entry) inFlight.delete(request.id);
     }

@@ -334,14 +334,14 @@ describe('2025-11-25 sessions on the dual-era server (HTTP)', () => {
       get.close();
     });
 
-    it('a second GET while one is open gets 409', async () => {
+    it('a second GET while one is open gets 405 (2025-11-25 transports: an SSE stream or 405)', async () => {
       const { sessionId } = await legacyInitialize(url);
       const first = await openLegacy(url, { method: 'GET', headers: sessionHeaders(sessionId) });
       streams.push(first);
       expect(first.status).toBe(200);
       const second = await openLegacy(url, { method: 'GET', headers: sessionHeaders(sessionId) });
       streams.push(second);
-      expect(second.status).toBe(409);
+      expect(second.status).toBe(405);
       first.close();
     });
 

@@ -222,6 +222,12 @@ export class HttpCore {
       principal,
     };
     const reply = await this.handler.handleRequest(message, channel);
+    if (reply.withhold) {
+      // Cancelled by the client: no JSON-RPC response; the HTTP exchange still ends.
+      if (stream) stream.end();
+      else responder.send(202, {}, '');
+      return;
+    }
     if (stream) {
       stream.send(reply.message);
       stream.end();
