@@ -34,7 +34,7 @@ export async function handshake(request: JsonRpcRequest, channel: RequestChannel
   } else {
     const session = await sessions.createHttp(data);
     if (!session) {
-      const full = McpError.overloaded('sessions');
+      const full = McpError.limitReached('sessions', { option: 'legacy.maxSessions', max: sessions.maxSessions ?? Number.NaN, scope: 'server', retryAfterSeconds: 30 });
       return { message: errorResponse(request.id, full), condition: full.condition };
     }
     headers = { 'mcp-session-id': session.data.id };

@@ -37,8 +37,11 @@ export class Sessions {
   /** The live part of HTTP sessions with something going on here. */
   private readonly live = new Map<string, LiveSession>();
   private readonly stdio = new Set<StdioSession>();
+  /** The bound of the default store, for a refusal's message (undefined when the store is the app's). */
+  readonly maxSessions: number | undefined;
 
   constructor(limits: SessionLimits = {}) {
+    this.maxSessions = limits.store ? undefined : (limits.maxSessions ?? 1000);
     this.store =
       limits.store ??
       new MemorySessionStore({

@@ -28,7 +28,7 @@ export interface JsonRpcErrorObject {
  * Streamable HTTP: 400 for a malformed request, 404 for an unknown session,
  * 503 when the server is full). The HTTP edge maps them (transport/http/status.ts).
  */
-export type ErrorCondition = 'malformed' | 'unknown-session' | 'overloaded';
+export type ErrorCondition = 'malformed' | 'unknown-session' | 'overloaded' | 'limited';
 
 /**
  * An error that becomes a JSON-RPC error response. `code` and `data` go on the
@@ -85,9 +85,20 @@ export class McpError extends Error {
       requested,
     });
   }
-  /** A bounded store is full (sessions, tasks): the same answer everywhere, and HTTP 503. */
-  static overloaded(what: string): McpError {
-    return new McpError(ErrorCode.InternalError, `Server busy: too many ${what}; try again later`, undefined, 'overloaded');
+  /**
+   * A limit was reached: the server's own (`scope: 'server'`, HTTP 503) or the
+   * caller's share of it (`'caller'`, HTTP 429). The same answer everywhere:
+   * the message and `data` name the limit, and `retryAfterSeconds` travels as
+   * Retry-After on HTTP.
+   */
+  static limitReached(what: string, limit: { option: string; max: number; scope: 'server' | 'caller'; retryAfterSeconds: number }): McpError {
+    const whose = limit.scope === 'caller' ? 'for this caller' : 'on this server';
+    return new McpError(
+      ErrorCode.InternalError,
+      `Too many ${what} ${whose}: the limit is ${limit.max} (${limit.option}); try again later`,
+      { limit: limit.option, max: limit.max, retryAfterSeconds: limit.retryAfterSeconds },
+      limit.scope === 'caller' ? 'limited' : 'overloaded',
+    );
   }
   /** A 2025-11-25 request names a session this instance does not have: HTTP 404, so the client initializes again. */
   static unknownSession(sessionId: string): McpError {

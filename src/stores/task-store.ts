@@ -40,9 +40,15 @@ export type TaskPatch = Partial<Pick<TaskData, 'status' | 'statusMessage' | 'res
 /** What reaches the instance running a task. */
 export type TaskEvent = { type: 'answers'; answers: Record<string, unknown> } | { type: 'cancelled' };
 
+/** What came of creating a task: made, or refused for the store's limit or for its creator's share of it. */
+export type TaskCreation = 'created' | 'store-full' | 'principal-full';
+
 export interface TaskStore {
-  /** Adds a new task; false when the store is full. */
-  create(task: TaskData): Promise<boolean>;
+  /**
+   * Adds a new task, unless the store is full or its principal already has
+   * `maxPerPrincipal` tasks (of any status) in it; says which.
+   */
+  create(task: TaskData, maxPerPrincipal: number): Promise<TaskCreation>;
   /** The task, or undefined when unknown or expired. */
   get(taskId: string): Promise<TaskData | undefined>;
   /**
@@ -65,6 +71,8 @@ export interface MemoryTaskStoreOptions {
 /** For one process (or tests). Several instances need a shared store, e.g. Redis. */
 export class MemoryTaskStore implements TaskStore {
   private readonly tasks: ExpiringMap<string, TaskData>;
+  /** The ids of each principal's tasks (some may have expired; counting checks). */
+  private readonly byPrincipal = new Map<string, Set<string>>();
   private readonly listeners = new Map<string, Set<(event: TaskEvent) => void>>();
   private readonly clock: () => number;
 
@@ -77,8 +85,14 @@ export class MemoryTaskStore implements TaskStore {
     return this.tasks.size;
   }
 
-  create(task: TaskData): Promise<boolean> {
-    return Promise.resolve(this.tasks.set(task.taskId, structuredClone(task), task.createdAt + task.ttlMs));
+  create(task: TaskData, maxPerPrincipal: number): Promise<TaskCreation> {
+    const mine = this.byPrincipal.get(task.principal) ?? new Set<string>();
+    for (const id of mine) if (this.tasks.get(id) === undefined) mine.delete(id);
+    if (mine.size >= maxPerPrincipal) return Promise.resolve('principal-full');
+    if (!this.tasks.set(task.taskId, structuredClone(task), task.createdAt + task.ttlMs)) return Promise.resolve('store-full');
+    mine.add(task.taskId);
+    this.byPrincipal.set(task.principal, mine);
+    return Promise.resolve('created');
   }
 
   get(taskId: string): Promise<TaskData | undefined> {

@@ -29,8 +29,10 @@ export interface TasksOptions {
   ttlMs?: number;
   /** How often clients should poll, in ms (default 1000). */
   pollIntervalMs?: number;
-  /** Most tasks held at once by the default store (default 10,000); beyond it new tasks are refused. */
+  /** Most tasks held at once by the default store (default 10,000); beyond it new tasks are refused (HTTP 503). */
   maxTasks?: number;
+  /** Most tasks one caller (principal) may hold at once, of any status (default 1,000); beyond it that caller's new tasks are refused (HTTP 429). */
+  maxTasksPerPrincipal?: number;
   /** Where tasks are kept (default: this process's memory). */
   store?: TaskStore;
 }
@@ -67,8 +69,13 @@ class TasksExtension implements ServerExtension {
     private readonly host: ServerHost,
     options: TasksOptions,
   ) {
-    const store = options.store ?? new MemoryTaskStore({ maxTasks: options.maxTasks });
-    this.runner = new TaskRunner(store, { ttlMs: options.ttlMs ?? 60 * 60_000, pollIntervalMs: options.pollIntervalMs ?? 1000 }, host.logger);
+    const maxTasks = options.store ? undefined : (options.maxTasks ?? 10_000);
+    const store = options.store ?? new MemoryTaskStore({ maxTasks });
+    this.runner = new TaskRunner(
+      store,
+      { ttlMs: options.ttlMs ?? 60 * 60_000, pollIntervalMs: options.pollIntervalMs ?? 1000, maxTasksPerPrincipal: options.maxTasksPerPrincipal ?? 1000, maxTasks },
+      host.logger,
+    );
     const methods = new TaskMethods(store);
     const gated =
       (answer: (params: Record<string, unknown>, principal: string) => Promise<Record<string, unknown>>): MethodHandler =>

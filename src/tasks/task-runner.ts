@@ -19,6 +19,10 @@ import type { TaskContext, TaskReturn, TaskWork } from './task-work.js';
 export interface TaskDefaults {
   ttlMs: number;
   pollIntervalMs: number;
+  /** Most tasks one principal may hold (any status). */
+  maxTasksPerPrincipal: number;
+  /** The store's own bound, for the refusal's message (undefined when the store is the app's). */
+  maxTasks: number | undefined;
 }
 
 /** A question waiting for `tasks/update`. */
@@ -75,7 +79,13 @@ export class TaskRunner {
       ttlMs: work.options.ttlMs ?? this.defaults.ttlMs,
       pollIntervalMs: work.options.pollIntervalMs ?? this.defaults.pollIntervalMs,
     };
-    if (!(await this.store.create(task))) throw McpError.overloaded('tasks');
+    const created = await this.store.create(task, this.defaults.maxTasksPerPrincipal);
+    if (created === 'principal-full') {
+      throw McpError.limitReached('tasks', { option: 'tasks.maxTasksPerPrincipal', max: this.defaults.maxTasksPerPrincipal, scope: 'caller', retryAfterSeconds: 60 });
+    }
+    if (created === 'store-full') {
+      throw McpError.limitReached('tasks', { option: 'tasks.maxTasks', max: this.defaults.maxTasks ?? Number.NaN, scope: 'server', retryAfterSeconds: 30 });
+    }
     const running = new RunningTask(task.taskId);
     this.running.add(running);
     const stopListening = this.store.listen(task.taskId, (event) => this.onEvent(running, event));

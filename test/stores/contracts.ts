@@ -60,7 +60,7 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
     it('gives back the task as created, as data the caller cannot change in the store', async () => {
       const store = await make();
       const created = task({ inputRequests: { q: { method: 'roots/list' } } });
-      expect(await store.create(created)).toBe(true);
+      expect(await store.create(created, 10)).toBe('created');
       const read = await store.get(created.taskId);
       expect(read).toEqual(created);
       read!.status = 'completed';
@@ -68,10 +68,19 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
       expect(await store.get(fresh('unknown'))).toBeUndefined();
     });
 
+    it("refuses a principal's task beyond its share, and keeps principals apart", async () => {
+      const store = await make();
+      const alice = fresh('alice');
+      expect(await store.create(task({ principal: alice }), 2)).toBe('created');
+      expect(await store.create(task({ principal: alice }), 2)).toBe('created');
+      expect(await store.create(task({ principal: alice }), 2)).toBe('principal-full');
+      expect(await store.create(task({ principal: fresh('bob') }), 2)).toBe('created');
+    });
+
     it('transitions compare-and-set: only from a listed status, and not twice', async () => {
       const store = await make();
       const created = task();
-      await store.create(created);
+      await store.create(created, 10);
       const done = await store.transition(created.taskId, ['working', 'input_required'], { status: 'completed', result: { content: [] } });
       expect(done?.status).toBe('completed');
       expect(done?.result).toEqual({ content: [] });
@@ -84,7 +93,7 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
     it('lets exactly one of concurrent transitions from the same status win', async () => {
       const store = await make();
       const created = task();
-      await store.create(created);
+      await store.create(created, 10);
       const outcomes = await Promise.all([
         store.transition(created.taskId, ['working'], { status: 'completed' }),
         store.transition(created.taskId, ['working'], { status: 'cancelled' }),
@@ -96,7 +105,7 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
     it('removes a field a patch sets to undefined (questions once answered)', async () => {
       const store = await make();
       const created = task();
-      await store.create(created);
+      await store.create(created, 10);
       await store.transition(created.taskId, ['working'], { status: 'input_required', inputRequests: { q: { method: 'roots/list' } } });
       const back = await store.transition(created.taskId, ['input_required'], { status: 'working', inputRequests: undefined });
       expect(back).not.toHaveProperty('inputRequests');
@@ -106,8 +115,8 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
       const store = await make();
       const a = task();
       const b = task();
-      await store.create(a);
-      await store.create(b);
+      await store.create(a, 10);
+      await store.create(b, 10);
       const heardA: TaskEvent[] = [];
       const heardB: TaskEvent[] = [];
       const stopA = store.listen(a.taskId, (e) => heardA.push(e));

@@ -87,13 +87,13 @@ describe('the memory stores, where only memory decides', () => {
     const time = clock();
     const store = new MemoryTaskStore({ clock: time.now, maxTasks: 1 });
     const base: TaskData = { taskId: 't1', principal: '', status: 'working', createdAt: time.now(), lastUpdatedAt: time.now(), ttlMs: 100, pollIntervalMs: 10 };
-    expect(await store.create(base)).toBe(true);
-    expect(await store.create({ ...base, taskId: 't2' })).toBe(false);
+    expect(await store.create(base, 10)).toBe('created');
+    expect(await store.create({ ...base, taskId: 't2', principal: 'other' }, 10)).toBe('store-full');
     time.advance(99);
     expect(await store.get('t1')).toBeDefined();
     time.advance(1);
     expect(await store.get('t1')).toBeUndefined();
-    expect(await store.create({ ...base, taskId: 't3', createdAt: time.now() })).toBe(true);
+    expect(await store.create({ ...base, taskId: 't3', createdAt: time.now() }, 10)).toBe('created');
   });
 
   it('MemorySessionStore: idle sessions end; when full, the least recently used evictable one makes room', async () => {

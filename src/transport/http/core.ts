@@ -6,7 +6,7 @@
  * a notification first, so every 4xx the spec fixes is still possible until then.
  */
 
-import type { PeerMessageContext, RequestChannel, RequestHandler, StreamSink } from '../../protocol/channel.js';
+import type { PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink } from '../../protocol/channel.js';
 import { McpError } from '../../protocol/errors.js';
 import { errorResponse, parseMessage, serializeMessage, type JsonRpcNotification, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { HostGuard, type HostGuardOptions } from './host-guard.js';
@@ -62,6 +62,14 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 function jsonError(status: number, error: McpError, id?: string | number): [number, Record<string, string>, string] {
   return [status, JSON_HEADERS, JSON.stringify(errorResponse(id, error))];
+}
+
+/** The Retry-After of a refusal for a limit (503, 429): the seconds its error data names. */
+function retryAfterOf(reply: Reply): number | undefined {
+  if (reply.condition !== 'overloaded' && reply.condition !== 'limited') return undefined;
+  const data = 'error' in reply.message ? reply.message.error.data : undefined;
+  const seconds = typeof data === 'object' && data !== null ? (data as { retryAfterSeconds?: unknown }).retryAfterSeconds : undefined;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined;
 }
 
 function acceptsSse(accept: string | undefined): boolean {
@@ -235,7 +243,10 @@ export class HttpCore {
       // Sent even when the client is gone: an adapter may be waiting on it (the node adapter drops it).
       const code = 'error' in reply.message ? reply.message.error.code : undefined;
       const status = httpStatusFor(code, reply.condition, reply.legacy);
-      responder.send(status, reply.headers ? { ...JSON_HEADERS, ...reply.headers } : JSON_HEADERS, serializeMessage(reply.message)!);
+      const headers: Record<string, string> = { ...JSON_HEADERS, ...reply.headers };
+      const retryAfter = retryAfterOf(reply);
+      if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+      responder.send(status, headers, serializeMessage(reply.message)!);
     }
   }
 }

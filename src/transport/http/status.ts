@@ -13,6 +13,7 @@ const BY_CONDITION: Readonly<Record<ErrorCondition, number>> = {
   malformed: 400,
   'unknown-session': 404,
   overloaded: 503,
+  limited: 429,
 };
 
 export function httpStatusFor(code: number | undefined, condition?: ErrorCondition, legacySession = false): number {
