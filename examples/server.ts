@@ -3,21 +3,24 @@
  * wizard, a URL-mode sign-in and a sampling tool, on http://127.0.0.1:3000/mcp.
  *
  *   PORT=3000 TESSERA_STATE_KEYS=$(npx tessera keygen) npm start
+ *
+ * Behind a proxy or load balancer, set PUBLIC_URL to the address users reach
+ * (e.g. https://mcp.example.com): the sign-in links point there.
  */
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNodeHandler, McpServer } from 'tessera-mcp';
 import { addDeployTool } from './deploy.js';
-import { addSignInTool, completedSignIns } from './sign-in.js';
+import { addSignInTool, MemorySignInStore, type SignInStore } from './sign-in.js';
 import { addSummarizeTool } from './summarize.js';
 import { addWizardTool } from './wizard.js';
 
-export function buildExampleServer(signInPageUrl: () => string): McpServer {
+export function buildExampleServer(signInPageUrl: () => string, signIns: SignInStore): McpServer {
   const server = new McpServer({ name: 'tessera-examples', version: '0.1.0' }, { instructions: 'Example tools that ask before they act.' });
   addDeployTool(server);
   addWizardTool(server);
-  addSignInTool(server, signInPageUrl);
+  addSignInTool(server, { signInPageUrl, signIns });
   addSummarizeTool(server);
   return server;
 }
@@ -27,14 +30,17 @@ async function main(): Promise<void> {
   const host = process.env.HOST ?? '127.0.0.1';
   // Known once listening (PORT=0 picks a free port); the sign-in tool only needs it when asked.
   let base = `http://${host}:${port}`;
-  const mcp = createNodeHandler(buildExampleServer(() => `${base}/sign-in`), { path: '/mcp' });
+  const publicBase = (): string => process.env.PUBLIC_URL?.replace(/\/+$/, '') ?? base;
+  const signIns = new MemorySignInStore();
+  const mcp = createNodeHandler(buildExampleServer(() => `${publicBase()}/sign-in`, signIns), { path: '/mcp' });
 
   const http = createServer((req, res) => {
     const url = new URL(req.url ?? '/', base);
     if (url.pathname === '/sign-in') {
       const flow = url.searchParams.get('flow') ?? '';
-      completedSignIns.add(flow);
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<h1>Signed in</h1><p>Go back to your MCP client and continue.</p>');
+      void signIns.markDone(flow).then(() => {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<h1>Signed in</h1><p>Go back to your MCP client and continue.</p>');
+      });
       return;
     }
     mcp(req, res);
