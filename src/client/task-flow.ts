@@ -252,10 +252,14 @@ function outcome<R extends Result>(task: DetailedTask, method: string): R {
   }
 }
 
-/** Failures worth another poll: the network, or one poll's time running out (not a limit or a broken reply). */
+/** Statuses that say "try again shortly" (a proxy or a busy instance), not "no". */
+const PASSING_STATUSES = new Set([429, 502, 503, 504]);
+
+/** Failures worth another poll: the network, a busy server, or one poll's time running out (not a limit or a broken reply). */
 function isPassing(error: unknown): boolean {
   if (error instanceof ResponseTooLargeError) return false;
-  return error instanceof RequestTimeoutError || (error instanceof TransportError && error.status === undefined);
+  if (error instanceof RequestTimeoutError) return true;
+  return error instanceof TransportError && (error.status === undefined || PASSING_STATUSES.has(error.status));
 }
 
 /** The latest task state a notification brought, and a wait it cuts short. */
