@@ -62,6 +62,8 @@ export interface HttpClientTransportOptions {
 interface Tracked {
   readonly signal: AbortSignal;
   abort(): void;
+  /** Set when close() ended it: the request fails as a TransportError, not with the abort. */
+  closed?: boolean;
 }
 
 class StreamBroken extends Error {
@@ -255,6 +257,7 @@ export class HttpClientTransport implements ClientTransport {
       if (timerFired) throw timedOut(message, deadline);
       // Aborted by the caller: their reason, not whatever the interrupted read made of it.
       if (options.signal?.aborted) throw options.signal.reason ?? error;
+      if (controller.closed) throw new TransportError(`The client closed the connection before ${message.method} was answered`, undefined, undefined, { cause: error });
       throw error;
     } finally {
       if (timer) clearTimeout(timer);
@@ -464,7 +467,10 @@ export class HttpClientTransport implements ClientTransport {
   }
 
   async close(): Promise<void> {
-    for (const controller of this.active) controller.abort();
+    for (const controller of this.active) {
+      controller.closed = true;
+      controller.abort();
+    }
     this.active.clear();
     const session = this.session;
     this.session = undefined;
