@@ -52,12 +52,16 @@ export { MemoryChangeBus, type ChangeBus, type Change, type ChangeList } from '.
 export {
   Client,
   type ClientOptions,
+  type ClientTaskOptions,
   type RequestOptions,
   type RoundInfo,
   type Step,
   type Subscription,
   type ConnectTarget,
+  type TaskObserver,
+  type TaskUpdate,
 } from './client/client.js';
+export type { CreateTaskResult, DetailedTask, TaskInfo, TaskStatusName } from './protocol/method-types.js';
 export type {
   InputHandlers,
   InputContext,
@@ -77,6 +81,10 @@ export {
   TransportError,
   RequestTimeoutError,
   InputFlowError,
+  ResponseTooLargeError,
+  TaskError,
+  type InputFlowStop,
+  type TaskStop,
 } from './client/errors.js';
 export { OAuthProvider, type OAuthProviderOptions } from './auth/client/oauth-provider.js';
 export type { HttpAuthProvider } from './auth/client/auth-provider.js';

@@ -41,11 +41,18 @@ export interface Answering {
   failure(): CliError | undefined;
 }
 
-/** `--root` values as roots: a URI as given, a path as a file:// URI; none means the working directory. */
+/**
+ * `--root` values as roots: a file:// URI as given, a path as a file:// URI;
+ * none means the working directory. Roots are file:// URIs (spec §8.3), so
+ * any other URI is a usage error here rather than a refused answer later.
+ */
 export function rootsFrom(values: readonly string[], cwd = process.cwd()): Root[] {
   const given = values.length > 0 ? values : [cwd];
   return given.map((value) => {
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return { uri: value };
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+      if (!/^file:\/\//i.test(value)) throw new UsageError(`--root ${value}: a root is a directory path or a file:// URI`);
+      return { uri: value };
+    }
     const uri = pathToFileURL(value).href;
     const name = uri.replace(/\/+$/, '').split('/').pop();
     return name ? { uri, name: decodeURIComponent(name) } : { uri };

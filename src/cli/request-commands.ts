@@ -8,10 +8,11 @@ import type { Client, Prompt, Resource, ResourceTemplate, Tool } from '../index.
 import { McpError } from '../protocol/errors.js';
 import { AnswersFile } from './answers-file.js';
 import { connectClient, describeRefusal, explain, withHint, type ConnectOptions } from './connect.js';
-import { CliError, EXIT_OK } from './errors.js';
+import { CliError, EXIT_OK, InterruptedError } from './errors.js';
 import { createAnswering, rootsFrom } from './input-handlers.js';
 import { printListing, printPrompt, printResource, printToolResult, type Listing } from './print-result.js';
 import { ProgressBar } from './progress-bar.js';
+import { TaskStatus } from './task-status.js';
 import type { Target } from './target.js';
 import { parsePromptArguments, parseToolArguments } from './tool-arguments.js';
 
@@ -82,8 +83,20 @@ export function runCall(target: Target, tool: string, pairs: string[], options: 
   return withClient(target, options, async (client, progress) => {
     const definition = await findTool(client, tool);
     const args = parseToolArguments(pairs, definition?.inputSchema);
-    const result = await client.callTool(tool, args, { onProgress: (update) => progress.update(update) });
-    return () => printToolResult(result, options.json === true);
+    const status = new TaskStatus(progress);
+    // Ctrl-C while the call runs ends it; a task the call became is cancelled on the server (tasks/cancel).
+    const interrupt = new AbortController();
+    const onInterrupt = (): void => {
+      const taskId = status.followed;
+      interrupt.abort(new InterruptedError(taskId ? `Interrupted; task ${taskId} was cancelled.` : 'Interrupted.'));
+    };
+    process.once('SIGINT', onInterrupt);
+    try {
+      const result = await client.callTool(tool, args, { onProgress: (update) => progress.update(update), onTask: status.observe, signal: interrupt.signal });
+      return () => printToolResult(result, options.json === true);
+    } finally {
+      process.off('SIGINT', onInterrupt);
+    }
   });
 }
 

@@ -2,13 +2,27 @@
  * The MCP client: connects over Streamable HTTP, stdio or any transport,
  * settles the server's era (era.ts), sends requests with their envelope
  * (envelope.ts, requester.ts), runs multi round-trip flows through the
- * registered input handlers (input-loop.ts), and listens for changes
- * (listen.ts). 2025-11-25 servers are served by the same handlers.
+ * registered input handlers (input-loop.ts), follows tasks to their results
+ * (task-flow.ts), and listens for changes (listen.ts). 2025-11-25 servers
+ * are served by the same handlers; a 2026-07-28 server's own requests are
+ * never answered (they are reported through `warn`).
  */
 
-import type { JsonRpcNotification } from '../protocol/jsonrpc.js';
-import { Method, Notification } from '../protocol/methods.js';
-import type { CallerParams, ClientMethod, DiscoverResult, ListPromptsResult, ListResourcesResult, ListResourceTemplatesResult, ResultByMethod } from '../protocol/method-types.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { TASKS_EXTENSION } from '../protocol/meta.js';
+import { Method, Notification, TaskMethod } from '../protocol/methods.js';
+import type {
+  CallerParams,
+  ClientMethod,
+  CreateTaskResult,
+  DetailedTask,
+  DiscoverResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ResultByMethod,
+  TaskInfo,
+} from '../protocol/method-types.js';
 import type {
   CallToolResult,
   ClientCapabilities,
@@ -36,9 +50,11 @@ import type { PendingRound } from './pending-round.js';
 import { Requester, type RequestOptions } from './requester.js';
 import { answerServerRequest } from './server-requests.js';
 import { StdioClientTransport, type StdioServerParameters } from './stdio-transport.js';
+import { TaskFlow, type ClientTaskOptions } from './task-flow.js';
+import type { TaskObserver, TaskUpdate } from './task-observer.js';
 import type { ClientTransport } from './transport.js';
 
-export type { Era, RequestOptions, RoundInfo, Step, Subscription };
+export type { ClientTaskOptions, Era, RequestOptions, RoundInfo, Step, Subscription, TaskObserver, TaskUpdate };
 
 export interface ClientOptions extends InputHandlers {
   /** Capabilities to declare beyond those implied by the handlers (e.g. extensions). */
@@ -53,11 +69,21 @@ export interface ClientOptions extends InputHandlers {
   maxRounds?: number;
   /** Longest a whole multi-round call may take, answers included, in ms (default 15 minutes). */
   flowTimeoutMs?: number;
-  /** Longest one request may take, in ms (default 60 s). */
+  /** Longest one request may take, in ms, every attempt and recovery included (default 60 s). */
   requestTimeoutMs?: number;
+  /**
+   * The largest reply the client reads over HTTP, in bytes (default 16 MiB):
+   * a JSON body (after decompression), one SSE line or event. Past it the
+   * request fails with a ResponseTooLargeError. (stdio: lines over 16 MiB are dropped.)
+   */
+  maxResponseBytes?: number;
+  /** Tasks (the `io.modelcontextprotocol/tasks` extension): whether to declare it, and the bounds of following a task. */
+  tasks?: ClientTaskOptions;
+  /** Hears of each task's status changes (creation, status, status message); returning false cancels it. */
+  onTask?: TaskObserver;
   /** Watches each input round; returning false stops the flow with an InputFlowError. */
   onRound?: (round: RoundInfo) => void | boolean | Promise<void | boolean>;
-  /** Where the client reports what it skipped (e.g. tools with invalid x-mcp-header annotations). */
+  /** Where the client reports what it skipped or refused (tools with invalid x-mcp-header annotations, requests a 2026-07-28 server may not send). */
   warn?: (message: string) => void;
   /**
    * The era to speak: `auto` (default) finds out on connect (HTTP: a 2026
@@ -77,21 +103,34 @@ export type ConnectTarget = ClientTransport | string | URL | StdioServerParamete
 /** What a method that may ask for input completes with. */
 type CompleteOf<M extends ClientMethod> = Exclude<ResultByMethod[M], { resultType: 'input_required' } | { resultType: 'task' }>;
 
+/** The capabilities the client declares: its handlers', the caller's, and the Tasks extension unless turned off. */
+function declaredCapabilities(options: ClientOptions): ClientCapabilities {
+  const capabilities = capabilitiesFor(options, options.capabilities);
+  if (options.tasks?.declare === false) return capabilities;
+  return { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
+}
+
 export class Client {
   readonly info: Implementation;
   readonly capabilities: ClientCapabilities;
   private readonly options: ClientOptions;
   private readonly requester: Requester;
   private readonly loop: InputLoop;
+  private readonly tasks: TaskFlow;
   /** The initialize result, on a 2025-era server. */
   private initialized: Result | undefined;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = info;
     this.options = options;
-    this.capabilities = capabilitiesFor(options, options.capabilities);
+    this.capabilities = declaredCapabilities(options);
     this.requester = new Requester(info, this.capabilities, options, (requestOptions) => this.listAllTools(requestOptions));
-    this.loop = new InputLoop(this.requester, options, options);
+    this.tasks = new TaskFlow(this.requester, options, options);
+    this.loop = new InputLoop(this.requester, options, options, this.tasks);
+  }
+
+  private warn(message: string): void {
+    (this.options.warn ?? ((m: string) => console.warn(`[tessera] ${m}`)))(message);
   }
 
   /** The protocol version in use (after negotiation). */
@@ -115,17 +154,29 @@ export class Client {
    */
   async connect(target: ConnectTarget, httpOptions?: HttpClientTransportOptions): Promise<this> {
     const auth = httpOptions?.auth ?? this.options.auth;
+    const maxResponseBytes = httpOptions?.maxResponseBytes ?? this.options.maxResponseBytes;
     const transport =
       typeof target === 'string' || target instanceof URL
-        ? new HttpClientTransport(target, auth ? { ...httpOptions, auth } : httpOptions)
+        ? new HttpClientTransport(target, { ...httpOptions, ...(auth ? { auth } : {}), ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }) })
         : 'request' in target
           ? target
           : new StdioClientTransport(target);
     this.requester.transport = transport;
     transport.onUnrouted?.((note) => this.unrouted(note));
-    transport.onServerRequest?.((request) => answerServerRequest(request, this.options, this.requester.serverInfo));
+    transport.onServerRequest?.((request) => this.serverRequest(request));
     this.initialized = await settleEra(this.requester, this.options);
     return this;
+  }
+
+  /**
+   * A request from the server: a 2025-era server's is answered through the
+   * handlers; a 2026-07-28 server may send none (the client MUST NOT
+   * respond), so it is reported and dropped, and no handler ever sees it.
+   */
+  private async serverRequest(request: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+    if (this.requester.era === 'legacy') return answerServerRequest(request, this.options, this.requester.serverInfo);
+    this.warn(`The server sent a ${request.method} request, which 2026-07-28 servers may not send; it was not answered`);
+    return undefined;
   }
 
   async close(): Promise<void> {
@@ -198,7 +249,7 @@ export class Client {
     for (const tool of Array.isArray(result.tools) ? result.tools : []) {
       const problems = this.requester.envelope.learnTool(tool);
       if (problems.length > 0 && overHttp) {
-        (this.options.warn ?? ((m: string) => console.warn(`[tessera] ${m}`)))(`Leaving out tool "${tool.name}": ${problems.join('; ')}`);
+        this.warn(`Leaving out tool "${tool.name}": ${problems.join('; ')}`);
         continue;
       }
       tools.push(tool);
@@ -210,9 +261,40 @@ export class Client {
     return collect((cursor) => this.listTools(cursor, options).then((p) => [p.tools, p.nextCursor]));
   }
 
-  /** Calls a tool, answering any input rounds through the registered handlers. */
+  /**
+   * Calls a tool, answering any input rounds through the registered handlers.
+   * When the server answers with a task, follows it to the end (answering its
+   * questions the same way) and returns the tool's result; the signal cancels it.
+   */
   callTool(name: string, args: Record<string, unknown> = {}, options?: RequestOptions): Promise<CallToolResult> {
     return this.run(Method.ToolsCall, { name, arguments: args }, options);
+  }
+
+  /* ---------------- tasks, by hand (e.g. kept across processes) ---------------- */
+
+  /** `tasks/get`: the task as the server reports it now (its questions, result or error by status). */
+  getTask(taskId: string, options?: RequestOptions): Promise<DetailedTask> {
+    return this.tasks.get(taskId, options);
+  }
+
+  /** `tasks/update`: answers to the questions a task asked (keys as in its `inputRequests`). */
+  async updateTask(taskId: string, inputResponses: InputResponses, options?: RequestOptions): Promise<void> {
+    await this.request(TaskMethod.Update, { taskId, inputResponses }, options);
+  }
+
+  /** `tasks/cancel`: asks the server to stop the task (cooperative; the task may still finish). */
+  async cancelTask(taskId: string, options?: RequestOptions): Promise<void> {
+    await this.request(TaskMethod.Cancel, { taskId }, options);
+  }
+
+  /**
+   * Follows a task to its end, as `callTool` does after a task is created:
+   * a `CreateTaskResult` (from `begin`) or a task id kept from earlier, even
+   * from another process. Returns the task's result; answers its questions
+   * through the handlers; the signal cancels it.
+   */
+  waitForTask<R extends Result = CallToolResult>(task: string | CreateTaskResult | TaskInfo, options?: RequestOptions): Promise<R> {
+    return this.tasks.follow<R>(task, { method: Method.ToolsCall, params: {} }, options);
   }
 
   listResources(cursor?: string, options?: RequestOptions): Promise<ListResourcesResult> {

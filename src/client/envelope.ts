@@ -20,13 +20,10 @@ export class RequestEnvelope {
   private nextToken = 1;
   /** Mirrored-header definitions of the tools in the most recent tools/list, by name. */
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
-  /** The `_meta` every 2026 request carries, made once per protocol version (it is only ever serialised). */
-  private baseMeta: { version: string; meta: Record<string, unknown> } | undefined;
+  /** The `_meta` every 2026 request carries, made once per protocol version and capability set (it is only ever serialised). */
+  private readonly baseMeta = new Map<ClientCapabilities, { version: string; meta: Record<string, unknown> }>();
 
-  constructor(
-    readonly clientInfo: Implementation,
-    private readonly capabilities: ClientCapabilities,
-  ) {}
+  constructor(readonly clientInfo: Implementation) {}
 
   id(): number {
     return this.nextId++;
@@ -36,17 +33,27 @@ export class RequestEnvelope {
     return `p${this.nextToken++}`;
   }
 
-  /** The request's `_meta`: 2025-era requests carry only what the caller gave and the progress token. */
-  meta(era: Era, version: string, logLevel: LoggingLevel | undefined, progressToken: string | undefined, extra: unknown): Record<string, unknown> | undefined {
+  /**
+   * The request's `_meta`, declaring `capabilities` (the client's, or the
+   * client's plus the Tasks extension for the requests that need it);
+   * 2025-era requests carry only what the caller gave and the progress token.
+   */
+  meta(
+    era: Era,
+    version: string,
+    capabilities: ClientCapabilities,
+    logLevel: LoggingLevel | undefined,
+    progressToken: string | undefined,
+    extra: unknown,
+  ): Record<string, unknown> | undefined {
     const own = isObject(extra) ? extra : undefined;
     if (era === 'legacy') return progressToken === undefined ? own : { ...own, [META_PROGRESS_TOKEN]: progressToken };
-    if (this.baseMeta?.version !== version) {
-      this.baseMeta = {
-        version,
-        meta: { [META_PROTOCOL_VERSION]: version, [META_CLIENT_INFO]: this.clientInfo, [META_CLIENT_CAPABILITIES]: this.capabilities },
-      };
+    let cached = this.baseMeta.get(capabilities);
+    if (cached?.version !== version) {
+      cached = { version, meta: { [META_PROTOCOL_VERSION]: version, [META_CLIENT_INFO]: this.clientInfo, [META_CLIENT_CAPABILITIES]: capabilities } };
+      this.baseMeta.set(capabilities, cached);
     }
-    const base = this.baseMeta.meta;
+    const base = cached.meta;
     if (logLevel === undefined && progressToken === undefined && !own) return base;
     const meta: Record<string, unknown> = { ...own, ...base };
     if (logLevel !== undefined) meta[META_LOG_LEVEL] = logLevel;

@@ -19,12 +19,14 @@ import type {
 export interface InputContext {
   /** The `inputRequests` key. */
   key: string;
-  /** The request being retried (`tools/call`…) and its params. */
+  /** The request being retried (`tools/call`…) and its params (`{}` for a task resumed by its id alone). */
   method: string;
   params: Record<string, unknown>;
-  /** 1 for the first input round; 0 for a question a 2025-era server sent as its own request. */
+  /** 1 for the first input round (or a task's first questions); 0 for a question a 2025-era server sent as its own request. */
   round: number;
-  /** How the question came: an `input_required` round (`modern`) or a 2025-era server's request (`legacy`). */
+  /** The task asking, for a question a task asked during its work (answered with `tasks/update`). */
+  taskId?: string;
+  /** How the question came: an `input_required` round or a task (`modern`), or a 2025-era server's request (`legacy`). */
   era: 'modern' | 'legacy';
   /** Who is asking, as the server identified itself (self-reported). */
   server: Implementation | undefined;

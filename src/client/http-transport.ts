@@ -10,6 +10,12 @@
  * POSTing responses; a stream that ends early is resumed with GET and
  * `Last-Event-ID` after the server's `retry` delay; a standalone GET stream
  * carries what belongs to no request; closing sends DELETE.
+ *
+ * Against any server: replies are read up to `maxResponseBytes` (JSON
+ * bodies after decompression, SSE lines and events), one timeout covers
+ * every attempt of a request, redirects stay within the origin
+ * (redirects.ts), a reply must carry the exact id of its request, and every
+ * failure is a TransportError or ProtocolViolationError with its cause.
  */
 
 import { createParser } from 'eventsource-parser';
@@ -21,8 +27,20 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../protocol/jsonrpc.js';
-import { RequestTimeoutError, TransportError } from './errors.js';
+import { describe, readBodyText } from './bounded-body.js';
+import { Deadline } from './deadline.js';
+import { ClientError, ProtocolViolationError, RequestTimeoutError, ResponseTooLargeError, TransportError } from './errors.js';
+import { EVENT_STREAM, mediaType } from './media-type.js';
+import { pause } from './pause.js';
+import { fetchWithinOrigin } from './redirects.js';
 import type { ClientTransport, ServerRequestHandler, TransportRequestOptions } from './transport.js';
+
+/** The default `maxResponseBytes`: 16 MiB. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** The longest wait between a broken 2025 stream and its resumption, whatever `retry` the server sent. */
+const MAX_RETRY_DELAY_MS = 30_000;
+/** How much of a non-MCP body a TransportError keeps (for the message and `body`). */
+const KEPT_BODY_CHARS = 4096;
 
 export interface HttpClientTransportOptions {
   /** Extra headers on every request (e.g. Authorization). */
@@ -33,11 +51,19 @@ export interface HttpClientTransportOptions {
   auth?: HttpAuthProvider;
   /** How many times a request whose stream broke is sent again (2026-07-28) or resumed (2025 sessions) (default 2). */
   reissueLimit?: number;
+  /**
+   * The largest reply the client reads, in bytes (default 16 MiB): a JSON
+   * body (counted after decompression), and one SSE line or event (counted
+   * in characters). Past it the read stops with a ResponseTooLargeError.
+   */
+  maxResponseBytes?: number;
 }
 
 interface Tracked {
   readonly signal: AbortSignal;
   abort(): void;
+  /** Set when close() ended it: the request fails as a TransportError, not with the abort. */
+  closed?: boolean;
 }
 
 class StreamBroken extends Error {
@@ -45,8 +71,9 @@ class StreamBroken extends Error {
     message: string,
     readonly lastEventId: string | undefined,
     readonly retryMs: number | undefined,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -60,6 +87,7 @@ export class HttpClientTransport implements ClientTransport {
   readonly kind = 'http' as const;
   readonly url: string;
   private readonly fetchImpl: typeof fetch;
+  private readonly maxResponseBytes: number;
   /** Requests and streams in flight, so close() can end them. */
   private readonly active = new Set<Tracked>();
   private session: Session | undefined;
@@ -77,6 +105,7 @@ export class HttpClientTransport implements ClientTransport {
     this.url = String(url);
     const base = options.fetch ?? fetch;
     this.fetchImpl = options.auth ? options.auth.wrapFetch(base) : base;
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
   /** Switches to a 2025-era session (its headers go on every later message), or back to none. */
@@ -112,14 +141,16 @@ export class HttpClientTransport implements ClientTransport {
 
   async request(message: JsonRpcRequest, options: TransportRequestOptions = {}): Promise<JsonRpcResponse> {
     const limit = this.options.reissueLimit ?? 2;
+    // One limit for the request, however many times it is sent or resumed.
+    const deadline = new Deadline(options.timeoutMs);
     let attempt = message;
     for (let tries = 0; ; tries++) {
       try {
-        return await this.send(attempt, options);
+        return await this.send(attempt, options, deadline);
       } catch (error) {
         if (!(error instanceof StreamBroken) || options.signal?.aborted) throw error;
-        if (this.session && error.lastEventId !== undefined) return this.resume(message, error, options, limit);
-        if (tries >= limit) throw new TransportError(error.message);
+        if (this.session && error.lastEventId !== undefined) return this.resume(message, error, options, limit, deadline);
+        if (tries >= limit) throw new TransportError(error.message, undefined, undefined, { cause: error.cause });
         // The broken stream lost the request: send it again as a new request.
         attempt = { ...message, id: `${String(message.id)}-r${tries + 1}` };
       }
@@ -127,13 +158,21 @@ export class HttpClientTransport implements ClientTransport {
   }
 
   /** 2025 sessions: waits the server's retry delay, then GETs with Last-Event-ID to get the rest of the stream. */
-  private async resume(message: JsonRpcRequest, broken: StreamBroken, options: TransportRequestOptions, limit: number): Promise<JsonRpcResponse> {
+  private async resume(
+    message: JsonRpcRequest,
+    broken: StreamBroken,
+    options: TransportRequestOptions,
+    limit: number,
+    deadline: Deadline,
+  ): Promise<JsonRpcResponse> {
     let last = broken;
     for (let tries = 0; tries < limit; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, last.retryMs ?? 1000));
-      options.signal?.throwIfAborted();
+      const left = deadline.remaining();
+      const delay = Math.min(last.retryMs ?? 1000, MAX_RETRY_DELAY_MS);
+      if (left !== undefined && left <= delay) throw timedOut(message, deadline);
+      await pause(delay, options.signal);
       try {
-        const response = await this.get(options.signal, last.lastEventId, message.id, options);
+        const response = await this.get(options.signal, last.lastEventId, message.id, options, deadline);
         if (response) return response;
       } catch (error) {
         if (!(error instanceof StreamBroken) || options.signal?.aborted) throw error;
@@ -145,7 +184,7 @@ export class HttpClientTransport implements ClientTransport {
 
   private async post(body: unknown, extraHeaders: Record<string, string> | undefined, signal: AbortSignal): Promise<Response> {
     try {
-      const response = await this.fetchImpl(this.url, {
+      const response = await fetchWithinOrigin(this.fetchImpl, this.url, {
         method: 'POST',
         headers: {
           ...(await this.baseHeaders()),
@@ -160,11 +199,9 @@ export class HttpClientTransport implements ClientTransport {
       if (session) this.lastSessionId = session;
       return response;
     } catch (error) {
-      if (signal.aborted || error instanceof AuthorizationError) throw error;
+      if (signal.aborted || error instanceof AuthorizationError || error instanceof ClientError) throw error;
       // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND…) is in its cause.
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const reason = cause?.code ?? cause?.message ?? (error as Error).message;
-      throw new TransportError(`Could not reach ${this.url}: ${reason}`);
+      throw new TransportError(`Could not reach ${this.url}: ${reachFailure(error)}`, undefined, undefined, { cause: error });
     }
   }
 
@@ -177,16 +214,18 @@ export class HttpClientTransport implements ClientTransport {
     return tracked;
   }
 
-  private async send(message: JsonRpcRequest, options: TransportRequestOptions): Promise<JsonRpcResponse> {
+  private async send(message: JsonRpcRequest, options: TransportRequestOptions, deadline: Deadline): Promise<JsonRpcResponse> {
+    const left = deadline.remaining();
+    if (left === 0) throw timedOut(message, deadline);
     const controller = this.track(options.signal);
-    let timedOut = false;
+    let timerFired = false;
     const timer =
-      options.timeoutMs === undefined
+      left === undefined
         ? undefined
         : setTimeout(() => {
-            timedOut = true;
+            timerFired = true;
             controller.abort();
-          }, options.timeoutMs);
+          }, left);
     let arrived: ((response: JsonRpcResponse) => void) | undefined;
     // In a session the response may come on another stream (a resumed or standalone GET).
     const elsewhere = this.session
@@ -206,20 +245,19 @@ export class HttpClientTransport implements ClientTransport {
     try {
       const res = await this.post(message, options.headers, controller.signal);
       if (session && res.status === 404) {
-        await res.arrayBuffer().catch(() => undefined);
+        await res.body?.cancel().catch(() => undefined);
         throw new TransportError(`The server no longer knows session ${session.id ?? ''}; initialize again`, 404);
       }
-      const contentType = res.headers.get('content-type') ?? '';
-      if (contentType.includes('text/event-stream')) {
+      if (mediaType(res.headers.get('content-type')) === EVENT_STREAM) {
         const read = this.readStream(res, message.id, options, controller.signal);
         return elsewhere ? await Promise.race([read, elsewhere]) : await read;
       }
-      const text = await res.text();
-      const response = asResponse(text);
-      if (response) return response;
-      throw new TransportError(`HTTP ${res.status} from ${this.url} without a JSON-RPC response`, res.status, text);
+      return this.responseIn(await readBodyText(res, this.maxResponseBytes, this.url), res.status, message.id);
     } catch (error) {
-      if (timedOut) throw new RequestTimeoutError(`${message.method} got no response within ${options.timeoutMs} ms`);
+      if (timerFired) throw timedOut(message, deadline);
+      // Aborted by the caller: their reason, not whatever the interrupted read made of it.
+      if (options.signal?.aborted) throw options.signal.reason ?? error;
+      if (controller.closed) throw new TransportError(`The client closed the connection before ${message.method} was answered`, undefined, undefined, { cause: error });
       throw error;
     } finally {
       if (timer) clearTimeout(timer);
@@ -230,9 +268,34 @@ export class HttpClientTransport implements ClientTransport {
     }
   }
 
+  /** The JSON-RPC response in a JSON body: it must be one, and for this request (the same id, of the same type). */
+  private responseIn(text: string, status: number, id: JsonRpcRequest['id']): JsonRpcResponse {
+    const kept = text.length > KEPT_BODY_CHARS ? `${text.slice(0, KEPT_BODY_CHARS)}…` : text;
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch (cause) {
+      if (status >= 200 && status < 300) throw new ProtocolViolationError(`HTTP ${status} from ${this.url} with a body that is not JSON`, kept, { cause });
+      throw new TransportError(`HTTP ${status} from ${this.url} without a JSON-RPC response`, status, kept, { cause });
+    }
+    const incoming = classifyMessage(parsed);
+    if (incoming.kind !== 'response') {
+      if (status >= 200 && status < 300 && parsed !== undefined) {
+        throw new ProtocolViolationError(`HTTP ${status} from ${this.url} with JSON that is not a JSON-RPC response`, parsed);
+      }
+      throw new TransportError(`HTTP ${status} from ${this.url} without a JSON-RPC response`, status, kept);
+    }
+    if (!answers(incoming.message, id)) {
+      throw new ProtocolViolationError(`The server answered request ${JSON.stringify(id)} with the response for ${JSON.stringify(incoming.message.id)}`, incoming.message);
+    }
+    return incoming.message;
+  }
+
   /**
-   * Reads an SSE stream: notifications go to `options`, server requests are
-   * answered, and the response to `id` (when given) ends the read.
+   * Reads an SSE stream: notifications go to `options`, server requests go to
+   * the client (which answers them only in a 2025 session), and the response
+   * to `id` (when given) ends the read. A line or event past
+   * `maxResponseBytes` ends it too.
    */
   private async readStream(
     res: Response,
@@ -241,44 +304,66 @@ export class HttpClientTransport implements ClientTransport {
     signal: AbortSignal,
   ): Promise<JsonRpcResponse> {
     let response: JsonRpcResponse | undefined;
+    let failure: ClientError | undefined;
     let lastEventId: string | undefined;
     let retryMs: number | undefined;
+    const limit = this.maxResponseBytes;
     const parser = createParser({
+      // The parser holds at most this much of an unfinished line or event.
+      maxBufferSize: limit,
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') {
+          failure ??= new ResponseTooLargeError(`An SSE line or event from ${this.url} is longer than maxResponseBytes (${limit} characters); stopped reading`, limit);
+        }
+      },
       onRetry: (ms) => {
         retryMs = ms;
       },
       onEvent: (event) => {
         if (event.id !== undefined) lastEventId = event.id;
-        if (response || event.data.trim() === '') return;
-        const found = this.dispatch(event.data, id, options);
-        if (found) response = found;
+        if (response || failure || event.data.trim() === '') return;
+        try {
+          const found = this.dispatch(event.data, id, options);
+          if (found) response = found;
+        } catch (error) {
+          failure = error instanceof ClientError ? error : new ProtocolViolationError('The SSE stream could not be read', undefined, { cause: error });
+        }
       },
     });
-    const reader = res.body!.getReader();
+    const body = res.body;
+    if (!body) throw new StreamBroken(`The response stream for request ${String(id)} had no body`, lastEventId, retryMs);
+    const reader = body.getReader();
     const decoder = new TextDecoder();
     try {
-      while (!response) {
+      while (!response && !failure) {
         const { value, done } = await reader.read();
         if (done) break;
         parser.feed(decoder.decode(value, { stream: true }));
       }
     } catch (error) {
       if (signal.aborted) throw error;
-      throw new StreamBroken(`The response stream for request ${String(id)} broke: ${(error as Error).message}`, lastEventId, retryMs);
+      throw new StreamBroken(`The response stream for request ${String(id)} broke: ${describe(error)}`, lastEventId, retryMs, { cause: error });
     } finally {
       await reader.cancel().catch(() => undefined);
     }
+    if (failure) throw failure;
     if (!response) throw new StreamBroken(`The response stream for request ${String(id)} ended without a response`, lastEventId, retryMs);
     return response;
   }
 
-  /** Handles one incoming message; returns it when it is the response to `id`. */
+  /**
+   * Handles one incoming message; returns it when it is the response to `id`.
+   * On a request's stream, an event that is not JSON or a response for
+   * another request is a protocol violation (2025 sessions route responses
+   * to whichever request waits for them).
+   */
   private dispatch(data: string, id: JsonRpcRequest['id'] | undefined, options: TransportRequestOptions): JsonRpcResponse | undefined {
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
-    } catch {
-      return undefined; // not a JSON-RPC message; ignore
+    } catch (cause) {
+      if (id === undefined) return undefined; // a standalone stream: nothing waits on it to fail
+      throw new ProtocolViolationError(`An SSE event on the response stream for request ${JSON.stringify(id)} is not JSON`, data.slice(0, KEPT_BODY_CHARS), { cause });
     }
     const incoming = classifyMessage(parsed);
     if (incoming.kind === 'notification') {
@@ -287,20 +372,24 @@ export class HttpClientTransport implements ClientTransport {
     } else if (incoming.kind === 'request') {
       void this.answer(incoming.message);
     } else if (incoming.kind === 'response') {
-      if (id !== undefined && incoming.message.id === id) return incoming.message;
-      if (incoming.message.id !== undefined) this.waiting.get(incoming.message.id)?.(incoming.message);
+      const other = incoming.message.id;
+      if (id !== undefined && answers(incoming.message, id)) return incoming.message;
+      if (this.session && other !== undefined && this.waiting.has(other)) this.waiting.get(other)!(incoming.message);
+      else if (id !== undefined && !this.session) {
+        throw new ProtocolViolationError(`The response stream for request ${JSON.stringify(id)} carried the response for ${JSON.stringify(other)}`, incoming.message);
+      }
     }
     return undefined;
   }
 
-  /** Answers a request the server sent (2025 sessions) by POSTing the response. */
+  /** Hands a request the server sent to the client; POSTs the answer when there is one (2025 sessions only). */
   private async answer(request: JsonRpcRequest): Promise<void> {
-    if (!this.serverRequests) return;
-    const response = await this.serverRequests(request);
+    const response = await this.serverRequests?.(request);
+    if (!response) return;
     const controller = this.track(undefined);
     try {
       const res = await this.post(response, undefined, controller.signal);
-      await res.arrayBuffer();
+      await res.body?.cancel().catch(() => undefined);
     } catch {
       // The server will time the request out; nothing else can be done from here.
     } finally {
@@ -308,25 +397,39 @@ export class HttpClientTransport implements ClientTransport {
     }
   }
 
-  /** GET on the endpoint; with `waitFor`, resolves with that response when it arrives on the stream. */
+  /** GET on the endpoint; with `waitFor`, resolves with that response when it arrives on the stream (within `deadline`). */
   private async get(
     signal: AbortSignal | undefined,
     lastEventId: string | undefined,
     waitFor: JsonRpcRequest['id'] | undefined,
     options: TransportRequestOptions,
+    deadline?: Deadline,
   ): Promise<JsonRpcResponse | undefined> {
     const controller = this.track(signal);
+    const left = deadline?.remaining();
+    let timerFired = false;
+    const timer =
+      left === undefined
+        ? undefined
+        : setTimeout(() => {
+            timerFired = true;
+            controller.abort();
+          }, left);
     try {
       const headers: Record<string, string> = { ...(await this.baseHeaders()), accept: 'text/event-stream' };
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
-      const res = await this.fetchImpl(this.url, { method: 'GET', headers, signal: controller.signal });
-      if (!res.ok || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-        await res.arrayBuffer().catch(() => undefined);
+      const res = await fetchWithinOrigin(this.fetchImpl, this.url, { method: 'GET', headers, signal: controller.signal });
+      if (!res.ok || mediaType(res.headers.get('content-type')) !== EVENT_STREAM) {
+        await res.body?.cancel().catch(() => undefined);
         if (waitFor !== undefined) throw new TransportError(`HTTP ${res.status} when resuming the stream`, res.status);
         return undefined;
       }
       return await this.readStream(res, waitFor, options, controller.signal);
+    } catch (error) {
+      if (timerFired && deadline && waitFor !== undefined) throw new RequestTimeoutError(`No response to request ${String(waitFor)} within ${deadline.totalMs} ms`);
+      throw error;
     } finally {
+      if (timer) clearTimeout(timer);
       this.active.delete(controller);
       controller.abort();
     }
@@ -344,7 +447,7 @@ export class HttpClientTransport implements ClientTransport {
           return; // the server refused or ended it cleanly
         } catch (error) {
           if (!(error instanceof StreamBroken)) return;
-          await new Promise((resolve) => setTimeout(resolve, error.retryMs ?? 1000));
+          await pause(Math.min(error.retryMs ?? 1000, MAX_RETRY_DELAY_MS));
         }
       }
     };
@@ -356,7 +459,7 @@ export class HttpClientTransport implements ClientTransport {
     const controller = this.track(undefined);
     try {
       const res = await this.post(message, undefined, controller.signal);
-      await res.arrayBuffer();
+      await res.body?.cancel().catch(() => undefined);
       if (!res.ok) throw new TransportError(`HTTP ${res.status} for ${message.method}`, res.status);
     } finally {
       this.active.delete(controller);
@@ -364,29 +467,43 @@ export class HttpClientTransport implements ClientTransport {
   }
 
   async close(): Promise<void> {
-    for (const controller of this.active) controller.abort();
+    for (const controller of this.active) {
+      controller.closed = true;
+      controller.abort();
+    }
     this.active.clear();
     const session = this.session;
     this.session = undefined;
     if (session?.id !== undefined) {
       // Ends the 2025-era session on the server (SHOULD); a failure changes nothing here.
-      await this.fetchImpl(this.url, {
+      await fetchWithinOrigin(this.fetchImpl, this.url, {
         method: 'DELETE',
         headers: { 'mcp-session-id': session.id, 'mcp-protocol-version': session.version },
         signal: AbortSignal.timeout(2000),
       })
-        .then((res) => res.arrayBuffer())
+        .then((res) => res.body?.cancel())
         .catch(() => undefined);
     }
   }
 }
 
-function asResponse(text: string): JsonRpcResponse | undefined {
-  if (!text) return undefined;
-  try {
-    const incoming = classifyMessage(JSON.parse(text));
-    return incoming.kind === 'response' ? incoming.message : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * Whether a response answers the request with this id: the same id, of the
+ * same JSON type (`"5"` is not `5`). An error response without an id (the
+ * server could not read the request) answers the request it came back for.
+ */
+function answers(response: JsonRpcResponse, id: JsonRpcRequest['id']): boolean {
+  if (response.id === id) return true;
+  // `null` is how some servers write "no id" (classifyMessage passes it through).
+  return (response.id ?? undefined) === undefined && 'error' in response;
+}
+
+function timedOut(message: JsonRpcRequest, deadline: Deadline): RequestTimeoutError {
+  return new RequestTimeoutError(`${message.method} got no response within ${deadline.totalMs} ms`);
+}
+
+/** Why fetch could not reach the server: the network code (ECONNREFUSED, ENOTFOUND…) when there is one. */
+function reachFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
 }

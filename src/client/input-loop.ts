@@ -4,18 +4,21 @@
  * client has given every answer; each retry is a new request with the same
  * params, the answers and the exact `requestState`. By hand (manual mode:
  * `begin`, `answer`, `resume`) or to the end (`run`), bounded by a round limit
- * and one deadline for the whole flow.
+ * and one deadline for the whole flow — which holds even against a handler
+ * that never returns. A `tools/call` answered with a task is followed to its
+ * result (task-flow.ts).
  */
 
 import { McpError } from '../protocol/errors.js';
-import type { InputRequest, InputResponses, Result } from '../protocol/types.js';
-import type { Implementation } from '../protocol/types.js';
-import { InputFlowError, RequestTimeoutError } from './errors.js';
-import { samplingHandlerOf, type InputContext, type InputHandlers } from './handlers.js';
+import type { CreateTaskResult } from '../protocol/method-types.js';
+import type { Implementation, InputResponses, Result } from '../protocol/types.js';
+import { InputFlowError } from './errors.js';
+import type { InputHandlers } from './handlers.js';
+import { answerAll } from './input-answers.js';
 import { PendingRound } from './pending-round.js';
 import type { Requester, RequestOptions } from './requester.js';
 import { readResult } from './result-checks.js';
-import { InputMethod } from '../protocol/methods.js';
+import type { TaskFlow } from './task-flow.js';
 
 export interface RoundInfo {
   method: string;
@@ -25,7 +28,11 @@ export interface RoundInfo {
   pending: PendingRound;
 }
 
-export type Step<R> = { status: 'complete'; result: R } | { status: 'input_required'; pending: PendingRound };
+/** Where a request stands: done, waiting for answers, or handed over to a task (Tasks extension, `tools/call` only). */
+export type Step<R> =
+  | { status: 'complete'; result: R }
+  | { status: 'input_required'; pending: PendingRound }
+  | { status: 'task'; task: CreateTaskResult };
 
 export interface LoopOptions {
   /** Most input rounds one call may take (default 10). */
@@ -41,6 +48,7 @@ export class InputLoop {
     private readonly requester: Requester,
     private readonly handlers: InputHandlers,
     private readonly options: LoopOptions,
+    private readonly tasks: TaskFlow,
   ) {}
 
   /** Sends a request that may need input and returns its first step (manual mode). */
@@ -60,11 +68,13 @@ export class InputLoop {
   }
 
   private async step<R extends Result>(method: string, params: Record<string, unknown>, round: number, sent: Promise<Result>): Promise<Step<R>> {
-    const read = readResult(method, await sent, this.requester.capabilities);
+    const read = readResult(method, await sent, this.requester.declaredFor(method, params));
     // A complete result of the method asked for: what the caller typed it as.
     if (read.kind === 'complete') return { status: 'complete', result: read.result as R };
+    if (read.kind === 'task') return { status: 'task', task: read.result };
     const { _meta: _dropped, ...echoed } = params;
     const server: Implementation | undefined = this.requester.serverInfo;
+    const { inputRequests } = read.result;
     return {
       status: 'input_required',
       pending: new PendingRound({
@@ -73,51 +83,45 @@ export class InputLoop {
         params: echoed,
         round,
         ...(server ? { server } : {}),
-        ...(read.result.inputRequests ? { inputRequests: read.result.inputRequests } : {}),
+        ...(inputRequests ? { inputRequests } : {}),
         ...('requestState' in read.result ? { requestState: read.result.requestState } : {}),
       }),
     };
   }
 
-  /** Answers every input request of a pending round through the registered handlers, one after another. */
-  async answer(pending: PendingRound, signal: AbortSignal = new AbortController().signal): Promise<InputResponses> {
-    const answers: InputResponses = {};
-    for (const [key, request] of Object.entries(pending.inputRequests)) {
-      signal.throwIfAborted();
-      const context: InputContext = { key, method: pending.method, params: pending.params, round: pending.round, era: 'modern', server: pending.server, signal };
-      answers[key] = await this.answerOne(request, context);
-    }
-    return answers;
-  }
-
-  private async answerOne(request: InputRequest, context: InputContext): Promise<InputResponses[string]> {
-    switch (request.method) {
-      case InputMethod.Elicit: {
-        const params = request.params;
-        if (params.mode === 'url') return this.handlers.elicitation!.url!(params, context);
-        return this.handlers.elicitation!.form!({ ...params, mode: 'form' }, context);
-      }
-      case InputMethod.CreateMessage:
-        return samplingHandlerOf(this.handlers)!(request.params, context);
-      case InputMethod.ListRoots: {
-        const roots = this.handlers.roots!;
-        return { roots: typeof roots === 'function' ? await roots(context) : roots };
-      }
-    }
+  /**
+   * Answers every input request of a pending round through the registered
+   * handlers, one after another; each answer is checked before it is
+   * returned (an invalid one is an InputFlowError naming the field).
+   */
+  answer(pending: PendingRound, signal: AbortSignal = new AbortController().signal): Promise<InputResponses> {
+    return answerAll(this.handlers, pending.inputRequests, {
+      method: pending.method,
+      params: pending.params as Record<string, unknown>,
+      round: pending.round,
+      era: 'modern',
+      server: pending.server,
+      signal,
+    });
   }
 
   /**
    * Sends a request and runs its input rounds to the end: answers each round
-   * through the handlers and retries, bounded by `maxRounds` and `flowTimeoutMs`.
+   * through the handlers and retries, bounded by `maxRounds` and
+   * `flowTimeoutMs`; follows a task to its result.
    */
   async run<R extends Result>(method: string, params: Record<string, unknown>, options: RequestOptions = {}): Promise<R> {
     const started = Date.now();
     let step: Step<R> = await this.begin<R>(method, params, options);
     if (step.status === 'complete') return step.result;
+    if (step.status === 'task') return this.tasks.follow<R>(step.task, { method, params }, options);
     // Input rounds follow: from here the whole flow, answers included, runs against one deadline.
     const flowMs = this.options.flowTimeoutMs ?? 15 * 60_000;
     const flow = new AbortController();
-    const timer = setTimeout(() => flow.abort(), Math.max(0, flowMs - (Date.now() - started)));
+    const timer = setTimeout(
+      () => flow.abort(new InputFlowError(`${method} did not finish within ${flowMs} ms (flowTimeoutMs)`, step.status === 'input_required' ? step.pending.round : 0, { reason: 'timeout' })),
+      Math.max(0, flowMs - (Date.now() - started)),
+    );
     const signal = options.signal ? AbortSignal.any([options.signal, flow.signal]) : flow.signal;
     const perRequest = { ...options, signal };
     const maxRounds = this.options.maxRounds ?? 10;
@@ -125,22 +129,23 @@ export class InputLoop {
       while (step.status === 'input_required') {
         const pending: PendingRound = step.pending;
         if (pending.round > maxRounds) {
-          throw new InputFlowError(`${method} still needed input after ${maxRounds} rounds; giving up`, pending.round - 1);
+          throw new InputFlowError(`${method} still needed input after ${maxRounds} rounds; giving up`, pending.round - 1, { reason: 'rounds' });
         }
         if ((await this.options.onRound?.({ method, params: pending.params, round: pending.round, pending })) === false) {
-          throw new InputFlowError(`${method} was stopped by onRound at round ${pending.round}`, pending.round);
+          throw new InputFlowError(`${method} was stopped by onRound at round ${pending.round}`, pending.round, { reason: 'stopped' });
         }
         const answers = await this.answer(pending, signal);
         step = await this.resume<R>(pending, answers, perRequest);
       }
-      return step.result;
     } catch (error) {
-      if (flow.signal.aborted && !options.signal?.aborted && !(error instanceof McpError)) {
-        throw new RequestTimeoutError(`${method} did not finish within ${flowMs} ms`);
-      }
+      // The flow's deadline passed: that is the failure, whatever the interrupted step made of it.
+      if (flow.signal.aborted && !options.signal?.aborted && !(error instanceof McpError)) throw flow.signal.reason;
       throw error;
     } finally {
       clearTimeout(timer);
     }
+    if (step.status === 'complete') return step.result;
+    // Rounds first, then a task (spec §7.9): the task is bounded by the task options, not the flow's deadline.
+    return this.tasks.follow<R>(step.task, { method, params }, options);
   }
 }

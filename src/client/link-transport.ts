@@ -56,9 +56,13 @@ export class LinkClientTransport implements ClientTransport {
       return;
     }
     if (incoming.kind === 'request') {
-      // Only a 2025-era server sends requests; answer them when a handler is set.
+      // The client decides: a 2025-era server's requests are answered, a 2026-07-28 server's are not.
       const handler = this.serverRequests;
-      if (handler) void handler(incoming.message).then((response) => this.closedReason === undefined && this.link.send(response));
+      if (handler) {
+        void handler(incoming.message).then((response) => {
+          if (response && this.closedReason === undefined) this.link.send(response);
+        });
+      }
       return;
     }
     if (incoming.kind !== 'notification') return;

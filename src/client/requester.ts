@@ -9,14 +9,16 @@
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isImplementation, isObject } from '../protocol/guards.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { META_SERVER_INFO } from '../protocol/meta.js';
-import { LegacyMethod, Method, Notification } from '../protocol/methods.js';
+import { META_SERVER_INFO, TASKS_EXTENSION } from '../protocol/meta.js';
+import { LegacyMethod, Method, Notification, TaskMethod } from '../protocol/methods.js';
 import type { CallerParams, ClientMethod, ResultByMethod } from '../protocol/method-types.js';
 import type { ClientCapabilities, Implementation, LoggingLevel, Result } from '../protocol/types.js';
 import { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { Deadline } from './deadline.js';
 import { RequestEnvelope, type Era } from './envelope.js';
-import { ClientError, ProtocolViolationError, TransportError } from './errors.js';
-import { readResult } from './result-checks.js';
+import { ClientError, ProtocolViolationError, RequestTimeoutError, TransportError } from './errors.js';
+import { declaresTasks, readResult } from './result-checks.js';
+import type { TaskObserver } from './task-observer.js';
 import type { ClientTransport } from './transport.js';
 
 export interface RequestOptions {
@@ -25,8 +27,10 @@ export interface RequestOptions {
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /** Log level for this request (overrides the client's). */
   logLevel?: LoggingLevel;
-  /** Per-request timeout in ms (overrides the client's). */
+  /** Per-request timeout in ms (overrides the client's), for every attempt together. */
   timeoutMs?: number;
+  /** Task status changes of this call, when the server answers it with a task (see `ClientOptions.onTask`). */
+  onTask?: TaskObserver;
 }
 
 export interface RequesterOptions {
@@ -45,6 +49,10 @@ export class Requester {
   serverInfo: Implementation | undefined;
   /** Starts a new 2025 session when the server no longer knows ours (set by the era negotiation). */
   reinitialize: ((version: string) => Promise<void>) | undefined;
+  /** The capabilities plus the Tasks extension: what `tasks/*` requests declare, whatever the client otherwise does. */
+  private readonly withTasks: ClientCapabilities;
+  /** The capabilities a 2025-era request stands on: extensions do not exist there. */
+  private readonly legacyCapabilities: ClientCapabilities;
 
   constructor(
     info: Implementation,
@@ -53,8 +61,23 @@ export class Requester {
     /** Learns the tools (to send their mirrored headers), on a -32020 for a tool whose schema this client has not seen. */
     private readonly learnTools: (options: RequestOptions) => Promise<unknown>,
   ) {
-    this.envelope = new RequestEnvelope(info, capabilities);
+    this.envelope = new RequestEnvelope(info);
     this.version = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
+    this.withTasks = declaresTasks(capabilities) ? capabilities : { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
+    const { extensions: _extensions, ...legacy } = capabilities;
+    this.legacyCapabilities = legacy;
+  }
+
+  /**
+   * What a request declares: the client's capabilities; with the Tasks
+   * extension for `tasks/*` and a listen for task ids (the extension
+   * requires it there); no extensions at all in the 2025 era.
+   */
+  declaredFor(method: string, params: Record<string, unknown> = {}): ClientCapabilities {
+    if (this.era === 'legacy') return this.legacyCapabilities;
+    const taskMethod = method === TaskMethod.Get || method === TaskMethod.Update || method === TaskMethod.Cancel;
+    const taskListen = method === Method.SubscriptionsListen && isObject(params.notifications) && params.notifications.taskIds !== undefined;
+    return taskMethod || taskListen ? this.withTasks : this.capabilities;
   }
 
   get connected(): ClientTransport {
@@ -70,11 +93,13 @@ export class Requester {
   request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<Result>;
   async request(method: string, params: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<Result> {
     const transport = this.connected;
+    // One limit for the request and whatever it takes to recover it (another version, a new session, learning the tools).
+    const deadline = new Deadline(options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000);
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.send(transport, method, params, options);
-        // An unknown resultType, or input_required where the spec forbids it, is never handed on.
-        readResult(method, result, this.capabilities);
+        const result = await this.send(transport, method, params, options, deadline);
+        // An unknown resultType, input_required or a task where the spec forbids it, is never handed on.
+        readResult(method, result, this.declaredFor(method, params));
         return result;
       } catch (error) {
         if (attempt > 0) throw error;
@@ -111,7 +136,8 @@ export class Requester {
 
   /** The message a request travels as (also for requests whose response the caller reads itself, like listen). */
   message(method: string, params: Record<string, unknown>, options: RequestOptions, progressToken?: string): JsonRpcRequest {
-    const meta = this.envelope.meta(this.era, this.version, options.logLevel ?? this.options.logLevel, progressToken, params._meta);
+    const declared = this.declaredFor(method, params);
+    const meta = this.envelope.meta(this.era, this.version, declared, options.logLevel ?? this.options.logLevel, progressToken, params._meta);
     return { jsonrpc: '2.0', id: this.envelope.id(), method, params: meta === undefined ? { ...params } : { ...params, _meta: meta } };
   }
 
@@ -120,12 +146,14 @@ export class Requester {
     return transport.kind === 'http' && this.era === 'modern' ? this.envelope.headers(this.version, message.method, message.params ?? {}) : undefined;
   }
 
-  private async send(transport: ClientTransport, method: string, params: Record<string, unknown>, options: RequestOptions): Promise<Result> {
+  private async send(transport: ClientTransport, method: string, params: Record<string, unknown>, options: RequestOptions, deadline: Deadline): Promise<Result> {
+    const left = deadline.remaining();
+    if (left === 0) throw new RequestTimeoutError(`${method} got no response within ${deadline.totalMs} ms`);
     const token = options.onProgress ? this.envelope.progressToken() : undefined;
     const message = this.message(method, params, options, token);
     const response = await transport.request(message, {
       signal: options.signal,
-      timeoutMs: options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000,
+      timeoutMs: left,
       headers: this.headersFor(transport, message),
       onNotification: (note) => this.notified(note, options, token),
     });

@@ -1,21 +1,45 @@
 /**
  * How the client reads a result: `resultType` first (absent = complete, for
- * older servers; unknown = invalid), and an `input_required` result only where
- * the spec allows one and only with input requests this client can answer.
+ * older servers; unknown = invalid), an `input_required` result only where
+ * the spec allows one and only with input requests this client can answer,
+ * and a task only for `tools/call` and only when the request declared the
+ * Tasks extension (its rule: anything else is an invalid response).
  */
 
-import { missingFor } from '../protocol/capabilities.js';
 import { isObject } from '../protocol/guards.js';
-import { INPUT_REQUEST_METHODS, isInputRequest } from '../protocol/input-requests.js';
-import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
+import { TASKS_EXTENSION } from '../protocol/meta.js';
+import type { CreateTaskResult } from '../protocol/method-types.js';
+import { INPUT_REQUIRED_METHODS, Method } from '../protocol/methods.js';
 import type { ClientCapabilities, InputRequiredResult, Result } from '../protocol/types.js';
 import { ProtocolViolationError } from './errors.js';
+import { checkInputRequests } from './input-request-checks.js';
+import { readTaskInfo } from './task-checks.js';
 
-export type ReadResult = { kind: 'complete'; result: Result } | { kind: 'input_required'; result: InputRequiredResult };
+export type ReadResult =
+  | { kind: 'complete'; result: Result }
+  | { kind: 'input_required'; result: InputRequiredResult }
+  | { kind: 'task'; result: CreateTaskResult };
+
+/** The requests the Tasks extension lets a server answer with a task. */
+export const TASK_METHODS_ALLOWED: ReadonlySet<string> = new Set([Method.ToolsCall]);
+
+/** Whether these capabilities declare the Tasks extension. */
+export function declaresTasks(capabilities: ClientCapabilities): boolean {
+  return isObject(capabilities.extensions) && isObject(capabilities.extensions[TASKS_EXTENSION]);
+}
 
 export function readResult(method: string, result: Result, declared: ClientCapabilities): ReadResult {
   const resultType = result.resultType;
   if (resultType === undefined || resultType === 'complete') return { kind: 'complete', result };
+  if (resultType === 'task') {
+    if (!TASK_METHODS_ALLOWED.has(method)) {
+      throw new ProtocolViolationError(`The server answered ${method} with a task, which the Tasks extension allows only for tools/call`, result);
+    }
+    if (!declaresTasks(declared)) {
+      throw new ProtocolViolationError(`The server answered ${method} with a task, but this request did not declare the Tasks extension`, result);
+    }
+    return { kind: 'task', result: { ...readTaskInfo(result, `The task the server created for ${method}`), ...result, resultType: 'task' } };
+  }
   if (resultType !== 'input_required') {
     throw new ProtocolViolationError(`The server answered ${method} with an unknown resultType ${JSON.stringify(resultType)}`, result);
   }
@@ -29,19 +53,7 @@ export function readResult(method: string, result: Result, declared: ClientCapab
   if (requestState !== undefined && typeof requestState !== 'string') {
     throw new ProtocolViolationError('The server sent a requestState that is not a string', result);
   }
-  if (inputRequests !== undefined) {
-    if (!isObject(inputRequests)) throw new ProtocolViolationError('The server sent inputRequests that is not an object', result);
-    for (const [key, entry] of Object.entries(inputRequests)) {
-      if (!isObject(entry) || !INPUT_REQUEST_METHODS.has(String(entry.method))) {
-        throw new ProtocolViolationError(`inputRequests.${key} is not an elicitation, sampling or roots request`, result);
-      }
-      if (!isInputRequest(entry)) throw new ProtocolViolationError(`inputRequests.${key} has no params`, result);
-      // The server may only ask what this request declared; such a request is not fulfilled.
-      if (missingFor(entry, declared)) {
-        throw new ProtocolViolationError(`inputRequests.${key} asks for a capability this client did not declare`, result);
-      }
-    }
-  }
+  if (inputRequests !== undefined) checkInputRequests(inputRequests, declared, result);
   // Checked above: the result type, the state, and every input request.
   return { kind: 'input_required', result: result as InputRequiredResult };
 }

@@ -1,14 +1,17 @@
 /**
  * Requests a 2025-era server sends (elicitation, sampling, roots, ping),
- * answered with the same handlers the client uses for MRTR input rounds.
+ * answered with the same handlers the client uses for MRTR input rounds. An
+ * answer that fails its checks (a form value that does not fit, a root that
+ * is not a file:// URI) goes back as an error, never as the answer.
  */
 
 import { McpError, ErrorCode } from '../protocol/errors.js';
 import { INPUT_REQUEST_METHODS, isInputRequest } from '../protocol/input-requests.js';
 import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
-import { InputMethod, LegacyMethod } from '../protocol/methods.js';
-import type { Implementation, InputRequest, Result } from '../protocol/types.js';
-import { samplingHandlerOf, type InputContext, type InputHandlers } from './handlers.js';
+import { LegacyMethod } from '../protocol/methods.js';
+import type { Implementation } from '../protocol/types.js';
+import type { InputContext, InputHandlers } from './handlers.js';
+import { answerInput } from './input-answers.js';
 
 export async function answerServerRequest(
   request: JsonRpcRequest,
@@ -30,27 +33,9 @@ export async function answerServerRequest(
   const asked = { method: request.method, params };
   if (!isInputRequest(asked)) return errorResponse(request.id, McpError.invalidParams(`Invalid params: ${request.method} without its params`));
   try {
-    const answer = await answerWith(handlers, asked, context);
+    const answer = await answerInput(handlers, asked, context);
     return answer ? resultResponse(request.id, answer) : errorResponse(request.id, McpError.methodNotFound(request.method));
   } catch (error) {
     return errorResponse(request.id, error instanceof McpError ? error : new McpError(ErrorCode.InternalError, (error as Error).message));
-  }
-}
-
-/** The handler's answer, or undefined when no handler takes this kind of request. */
-async function answerWith(handlers: InputHandlers, asked: InputRequest, context: InputContext): Promise<Result | undefined> {
-  switch (asked.method) {
-    case InputMethod.Elicit: {
-      const params = asked.params;
-      if (params.mode === 'url') return handlers.elicitation?.url?.(params, context);
-      return handlers.elicitation?.form?.({ ...params, mode: 'form' }, context);
-    }
-    case InputMethod.CreateMessage:
-      return samplingHandlerOf(handlers)?.(asked.params, context);
-    case InputMethod.ListRoots: {
-      const roots = handlers.roots;
-      if (!roots) return undefined;
-      return { roots: typeof roots === 'function' ? await roots(context) : roots };
-    }
   }
 }

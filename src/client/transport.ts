@@ -13,8 +13,12 @@ export interface TransportRequestOptions {
   onNotification?: (notification: JsonRpcNotification) => void;
 }
 
-/** Answers a request a 2025-era server sends (elicitation, sampling, roots, ping). */
-export type ServerRequestHandler = (request: JsonRpcRequest) => Promise<JsonRpcResponse>;
+/**
+ * What the client makes of a request the server sent: the answer to send back
+ * (a 2025-era server: elicitation, sampling, roots, ping), or undefined for
+ * none (a 2026-07-28 server may not send requests, and gets no answer).
+ */
+export type ServerRequestHandler = (request: JsonRpcRequest) => Promise<JsonRpcResponse | undefined>;
 
 export interface ClientTransport {
   readonly kind: 'http' | 'stdio' | 'memory';
@@ -22,7 +26,7 @@ export interface ClientTransport {
   request(message: JsonRpcRequest, options?: TransportRequestOptions): Promise<JsonRpcResponse>;
   /** Notifications the transport cannot tie to a request (on stdio, log messages carry no request id). */
   onUnrouted?(listener: (notification: JsonRpcNotification) => void): void;
-  /** Requests a 2025-era server sends; the transport delivers the answers. */
+  /** Requests the server sends; the transport delivers the answers the handler gives. */
   onServerRequest?(handler: ServerRequestHandler): void;
   /** Sends a notification (2025 sessions: `notifications/initialized`…). */
   notify?(message: JsonRpcNotification): Promise<void>;

@@ -12,6 +12,7 @@ import { AnswersFile } from '../../src/cli/answers-file.js';
 import { reviewUrl } from '../../src/cli/ask-url.js';
 import { checkContent, checkText, readFormFields, readNumber, type FormField } from '../../src/cli/form-fields.js';
 import { rootsFrom } from '../../src/cli/input-handlers.js';
+import { UsageError } from '../../src/cli/errors.js';
 import { resolveTarget, splitAtDoubleDash } from '../../src/cli/target.js';
 import { parsePromptArguments, parseToolArguments, sampleArguments } from '../../src/cli/tool-arguments.js';
 
@@ -185,9 +186,14 @@ describe('targets', () => {
 });
 
 describe('roots', () => {
-  it('are the working directory by default, paths as file:// URIs, URIs as given', () => {
+  it('are the working directory by default, paths as file:// URIs, file:// URIs as given', () => {
     expect(rootsFrom([], '/home/ada/project')).toEqual([{ uri: 'file:///home/ada/project', name: 'project' }]);
-    expect(rootsFrom(['/tmp/a b', 'https://example.com/r'])).toEqual([{ uri: 'file:///tmp/a%20b', name: 'a b' }, { uri: 'https://example.com/r' }]);
+    expect(rootsFrom(['/tmp/a b', 'file:///srv/r'])).toEqual([{ uri: 'file:///tmp/a%20b', name: 'a b' }, { uri: 'file:///srv/r' }]);
+  });
+
+  it('refuse a URI that is not file:// (roots are file:// URIs), as a usage error', () => {
+    expect(() => rootsFrom(['https://example.com/r'])).toThrow(UsageError);
+    expect(() => rootsFrom(['https://example.com/r'])).toThrow('a root is a directory path or a file:// URI');
   });
 });
 

@@ -211,8 +211,12 @@ describe('list, read, prompt', () => {
   it('offers the working directory as the root, or each --root', async () => {
     const plain = await runCli(['call', demo.url, 'where'], { cwd: dir });
     expect(plain.stdout).toBe(`${pathToFileURL(dir).href}\n`);
-    const given = await runCli(['call', demo.url, 'where', '--root', '/srv/app', '--root', 'https://example.com/repo']);
-    expect(given.stdout).toBe('file:///srv/app\nhttps://example.com/repo\n');
+    const given = await runCli(['call', demo.url, 'where', '--root', '/srv/app', '--root', 'file:///srv/repo']);
+    expect(given.stdout).toBe('file:///srv/app\nfile:///srv/repo\n');
+    // Roots are file:// URIs: anything else is refused before connecting.
+    const web = await runCli(['call', demo.url, 'where', '--root', 'https://example.com/repo']);
+    expect(web.code).toBe(2);
+    expect(web.stderr).toContain('a root is a directory path or a file:// URI');
   });
 
   it('prints only the result when stderr is no terminal (no progress bar)', async () => {

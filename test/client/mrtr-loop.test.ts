@@ -15,7 +15,6 @@ import {
   InputFlowError,
   McpError,
   ProtocolViolationError,
-  RequestTimeoutError,
   type ClientOptions,
 } from '../../src/index.js';
 import { declaredBy, expectRequestMeta, expectRetry, NOTHING, originalParams, type Declared } from '../helpers/client-rules.js';
@@ -427,17 +426,17 @@ describe('bounds, cancellation and control', () => {
     expect(sent().length).toBeLessThanOrEqual(11);
   });
 
-  it('ends with RequestTimeoutError when flowTimeoutMs runs out during a retry, and drops that request', async () => {
+  it('ends with InputFlowError (timeout) when flowTimeoutMs runs out during a retry, and drops that request', async () => {
     const { http, client } = await setup(script(inputRequired({ q: form('Name?') }, 's'), () => ({ hang: true })), {
       elicitation: { form: () => accept('x') },
       flowTimeoutMs: 400,
     });
-    await expect(client.callTool('t', {})).rejects.toBeInstanceOf(RequestTimeoutError);
+    await expect(client.callTool('t', {})).rejects.toMatchObject({ name: 'InputFlowError', reason: 'timeout' });
     expect(http.requests).toHaveLength(2);
     await http.requests[1]!.whenDisconnected;
   });
 
-  it('ends with RequestTimeoutError when flowTimeoutMs runs out while a handler waits, and sends no retry', async () => {
+  it('ends with InputFlowError (timeout) when flowTimeoutMs runs out while a handler waits, and sends no retry', async () => {
     const { client, sent } = await setup(script(inputRequired({ q: form('Name?') }, 's')), {
       elicitation: {
         form: (_params, context) =>
@@ -445,7 +444,25 @@ describe('bounds, cancellation and control', () => {
       },
       flowTimeoutMs: 400,
     });
-    await expect(client.callTool('t', {})).rejects.toBeInstanceOf(RequestTimeoutError);
+    await expect(client.callTool('t', {})).rejects.toMatchObject({ name: 'InputFlowError', reason: 'timeout' });
+    expect(sent()).toHaveLength(1);
+  });
+
+  it('ends the flow at flowTimeoutMs even when a handler never returns (its signal aborted, no retry sent)', async () => {
+    let seen: AbortSignal | undefined;
+    const { client, sent } = await setup(script(inputRequired({ q: form('Name?') }, 's')), {
+      elicitation: {
+        form: (_params, context) => {
+          seen = context.signal;
+          return new Promise(() => undefined); // ignores its signal and never settles
+        },
+      },
+      flowTimeoutMs: 300,
+    });
+    const error = await client.callTool('t', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputFlowError);
+    expect(error).toMatchObject({ reason: 'timeout', rounds: 1 });
+    expect(seen?.aborted).toBe(true);
     expect(sent()).toHaveLength(1);
   });
 
