@@ -48,6 +48,7 @@ export { MemoryRedemptionStore, type RedemptionStore } from './stores/redemption
 export { MemoryTaskStore, type TaskStore, type TaskData, type TaskStatus, type TaskPatch, type TaskEvent, type MemoryTaskStoreOptions } from './stores/task-store.js';
 export { MemorySessionStore, type SessionStore, type SessionData, type SessionPatch, type MemorySessionStoreOptions } from './stores/session-store.js';
 export { MemoryChangeBus, type ChangeBus, type Change, type ChangeList } from './stores/change-bus.js';
+export type { SharedStores } from './stores/shared-stores.js';
 
 export {
   Client,

@@ -13,6 +13,7 @@ import type { SchemaInput } from './schema/resolve.js';
 import { ServerCore } from './server/core.js';
 import type { ExtensionFactory } from './server/extension.js';
 import type { ServerOptions } from './server/options.js';
+import type { SharedStores } from './stores/shared-stores.js';
 import type { PromptArguments, PromptDefinition, PromptHandler } from './server/prompts.js';
 import { answerRequest } from './server/request-path.js';
 import type { ResourceDefinition, ResourceHandler, ResourceTemplateDefinition, TemplateHandler } from './server/resources.js';
@@ -20,6 +21,8 @@ import type { ToolDefinition, ToolHandler } from './server/tools.js';
 import { tasks, type TasksOptions } from './tasks/extension.js';
 
 export interface McpServerOptions extends ServerOptions {
+  /** Stores shared by every instance (e.g. `redisStores({ url })` from `tessera-mcp/redis`); each overrides its own option below. */
+  stores?: SharedStores;
   /** The 2025-11-25 lifecycle (sessions, server-initiated requests); `false` serves 2026-07-28 only. */
   legacy?: LegacyOptions | false;
   /** The Tasks extension: how long task records live, how often clients should poll, where tasks are kept. */
@@ -40,9 +43,16 @@ export class McpServer implements RequestHandler {
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
     this.info = info;
-    const extensions: ExtensionFactory[] = [tasks(options.tasks)];
-    if (options.legacy !== false) extensions.unshift(legacyEra(options.legacy));
-    this.core = new ServerCore(info, options, extensions);
+    const stores = options.stores ?? {};
+    const tasksOptions = stores.tasks ? { ...options.tasks, store: stores.tasks } : options.tasks;
+    const extensions: ExtensionFactory[] = [tasks(tasksOptions)];
+    if (options.legacy !== false) extensions.unshift(legacyEra(stores.sessions ? { ...options.legacy, store: stores.sessions } : options.legacy));
+    const core: ServerOptions = {
+      ...options,
+      ...(stores.changes ? { changes: stores.changes } : {}),
+      ...(stores.redemptions ? { state: { ...options.state, redemptions: stores.redemptions } } : {}),
+    };
+    this.core = new ServerCore(info, core, extensions);
     const peer = this.core.extensions.find((e) => e.handleResponse || e.handleNotification || e.openStream || e.endSession);
     if (peer) {
       this.handleResponse = async (response, context) => (await peer.handleResponse?.(response, context)) ?? 400;

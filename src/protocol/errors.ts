@@ -100,6 +100,11 @@ export class McpError extends Error {
       limit.scope === 'caller' ? 'limited' : 'overloaded',
     );
   }
+  /** Something the server needs (a shared store) cannot be reached now: HTTP 503 with Retry-After. */
+  static unavailable(what: string, retryAfterSeconds = 2): McpError {
+    return new McpError(ErrorCode.InternalError, `Server busy: ${what} cannot be reached; try again shortly`, { retryAfterSeconds }, 'overloaded');
+  }
+
   /** A 2025-11-25 request names a session this instance does not have: HTTP 404, so the client initializes again. */
   static unknownSession(sessionId: string): McpError {
     return new McpError(

@@ -58,8 +58,17 @@ export interface TaskStore {
   transition(taskId: string, from: readonly TaskStatus[], patch: TaskPatch): Promise<TaskData | undefined>;
   /** Tells the instance running the task (answers arrived, the task was cancelled). */
   notify(taskId: string, event: TaskEvent): Promise<void>;
-  /** Hears the events of a task this instance runs, until the returned function is called. */
-  listen(taskId: string, onEvent: (event: TaskEvent) => void): () => void;
+  /** Hears the events of a task this instance runs from when it resolves, until the function it resolves with is called. */
+  listen(taskId: string, onEvent: (event: TaskEvent) => void): Promise<() => void>;
+  /**
+   * Leases, for stores shared by several instances: the instance running a
+   * task holds its lease for `ms` and renews it; when it lapses (the instance
+   * died), any instance fails the task. A store of one process needs none:
+   * its tasks die with it.
+   */
+  holdLease?(taskId: string, ms: number): Promise<void>;
+  releaseLease?(taskId: string): Promise<void>;
+  leaseHeld?(taskId: string): Promise<boolean>;
 }
 
 export interface MemoryTaskStoreOptions {
@@ -116,13 +125,13 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve();
   }
 
-  listen(taskId: string, onEvent: (event: TaskEvent) => void): () => void {
+  listen(taskId: string, onEvent: (event: TaskEvent) => void): Promise<() => void> {
     let set = this.listeners.get(taskId);
     if (!set) this.listeners.set(taskId, (set = new Set()));
     set.add(onEvent);
-    return () => {
+    return Promise.resolve(() => {
       set.delete(onEvent);
       if (set.size === 0) this.listeners.delete(taskId);
-    };
+    });
   }
 }

@@ -33,8 +33,10 @@ export interface TasksOptions {
   maxTasks?: number;
   /** Most tasks one caller (principal) may hold at once, of any status (default 1,000); beyond it that caller's new tasks are refused (HTTP 429). */
   maxTasksPerPrincipal?: number;
-  /** Where tasks are kept (default: this process's memory). */
+  /** Where tasks are kept (default: this process's memory; `stores.tasks` of the server options sets it too). */
   store?: TaskStore;
+  /** How long the lease on a running task lasts without renewal, with a shared store (default 15 s): a task whose instance died fails within it. */
+  leaseMs?: number;
 }
 
 /** Whether a request's capabilities declare the Tasks extension. */
@@ -73,7 +75,13 @@ class TasksExtension implements ServerExtension {
     const store = options.store ?? new MemoryTaskStore({ maxTasks });
     this.runner = new TaskRunner(
       store,
-      { ttlMs: options.ttlMs ?? 60 * 60_000, pollIntervalMs: options.pollIntervalMs ?? 1000, maxTasksPerPrincipal: options.maxTasksPerPrincipal ?? 1000, maxTasks },
+      {
+        ttlMs: options.ttlMs ?? 60 * 60_000,
+        pollIntervalMs: options.pollIntervalMs ?? 1000,
+        maxTasksPerPrincipal: options.maxTasksPerPrincipal ?? 1000,
+        maxTasks,
+        leaseMs: options.leaseMs ?? 15_000,
+      },
       host.logger,
     );
     const methods = new TaskMethods(store);

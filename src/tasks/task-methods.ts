@@ -32,11 +32,22 @@ export function detailedTask(task: TaskData): DetailedTask {
 export class TaskMethods {
   constructor(private readonly store: TaskStore) {}
 
-  /** The caller's own task; anyone else's is as unknown as one that never existed. */
+  /**
+   * The caller's own task; anyone else's is as unknown as one that never
+   * existed. A live task whose lease lapsed (the instance running it died) is
+   * failed here, by whichever instance is asked first.
+   */
   private async own(params: Record<string, unknown>, principal: string): Promise<TaskData> {
     const task = typeof params.taskId === 'string' ? await this.store.get(params.taskId) : undefined;
     if (!task || task.principal !== principal) throw unknownTask(params.taskId);
-    return task;
+    if (!LIVE_STATUSES.includes(task.status) || !this.store.leaseHeld || (await this.store.leaseHeld(task.taskId))) return task;
+    const failed = await this.store.transition(task.taskId, LIVE_STATUSES, {
+      status: 'failed',
+      statusMessage: 'The server instance running this task stopped before it finished (its lease lapsed)',
+      error: McpError.internal('The task was lost with the server instance running it').toJSON(),
+      inputRequests: undefined,
+    });
+    return failed ?? (await this.store.get(task.taskId)) ?? task;
   }
 
   async get(params: Record<string, unknown>, principal: string): Promise<Record<string, unknown>> {

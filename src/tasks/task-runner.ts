@@ -12,7 +12,7 @@ import type { Question } from '../mrtr/questions.js';
 import { McpError, isReservedErrorCode } from '../protocol/errors.js';
 import type { ClientCapabilities, InputRequest, Result } from '../protocol/types.js';
 import { randomId } from '../platform/crypto.js';
-import { LIVE_STATUSES, type TaskData, type TaskEvent, type TaskStore } from '../stores/task-store.js';
+import { LIVE_STATUSES, type TaskCreation, type TaskData, type TaskEvent, type TaskStore } from '../stores/task-store.js';
 import type { ServerLogger } from '../server/options.js';
 import type { TaskContext, TaskReturn, TaskWork } from './task-work.js';
 
@@ -23,6 +23,8 @@ export interface TaskDefaults {
   maxTasksPerPrincipal: number;
   /** The store's own bound, for the refusal's message (undefined when the store is the app's). */
   maxTasks: number | undefined;
+  /** How long a lease on a running task lasts without renewal (shared stores only). */
+  leaseMs: number;
 }
 
 /** A question waiting for `tasks/update`. */
@@ -79,25 +81,50 @@ export class TaskRunner {
       ttlMs: work.options.ttlMs ?? this.defaults.ttlMs,
       pollIntervalMs: work.options.pollIntervalMs ?? this.defaults.pollIntervalMs,
     };
-    const created = await this.store.create(task, this.defaults.maxTasksPerPrincipal);
+    // Lease and events come first: no instance may see the task live without its lease, and an
+    // answer or a cancel the client sends as soon as it hears of the task is not missed.
+    const running = new RunningTask(task.taskId);
+    await this.store.holdLease?.(task.taskId, this.defaults.leaseMs);
+    let stopListening: () => void;
+    let created: TaskCreation;
+    try {
+      stopListening = await this.store.listen(task.taskId, (event) => this.onEvent(running, event));
+      created = await this.store.create(task, this.defaults.maxTasksPerPrincipal).catch((error: unknown) => {
+        stopListening();
+        throw error;
+      });
+    } catch (error) {
+      await this.store.releaseLease?.(task.taskId).catch(() => undefined);
+      throw error;
+    }
+    if (created !== 'created') {
+      stopListening();
+      await this.store.releaseLease?.(task.taskId).catch(() => undefined);
+    }
     if (created === 'principal-full') {
       throw McpError.limitReached('tasks', { option: 'tasks.maxTasksPerPrincipal', max: this.defaults.maxTasksPerPrincipal, scope: 'caller', retryAfterSeconds: 60 });
     }
     if (created === 'store-full') {
       throw McpError.limitReached('tasks', { option: 'tasks.maxTasks', max: this.defaults.maxTasks ?? Number.NaN, scope: 'server', retryAfterSeconds: 30 });
     }
-    const running = new RunningTask(task.taskId);
     this.running.add(running);
-    const stopListening = this.store.listen(task.taskId, (event) => this.onEvent(running, event));
     // The record expires after ttlMs: the work stops with it.
     const expiry = setTimeout(() => running.controller.abort(new Error('The task expired')), task.ttlMs);
     (expiry as { unref?: () => void }).unref?.();
+    const renewal = this.store.holdLease ? setInterval(() => this.renewLease(task.taskId), this.defaults.leaseMs / 3) : undefined;
+    (renewal as { unref?: () => void } | undefined)?.unref?.();
     void this.run(running, work, capabilities, shape).finally(() => {
       clearTimeout(expiry);
+      clearInterval(renewal);
       stopListening();
       this.running.delete(running);
+      void this.store.releaseLease?.(task.taskId).catch(() => undefined);
     });
     return task;
+  }
+
+  private renewLease(taskId: string): void {
+    this.store.holdLease!(taskId, this.defaults.leaseMs).catch((error: unknown) => this.logger.warn(`Could not renew the lease of task ${taskId}`, error));
   }
 
   /** Stops every task running here (server shutdown); their records fail or stay as the store has them. */

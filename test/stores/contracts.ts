@@ -119,8 +119,8 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
       await store.create(b, 10);
       const heardA: TaskEvent[] = [];
       const heardB: TaskEvent[] = [];
-      const stopA = store.listen(a.taskId, (e) => heardA.push(e));
-      store.listen(b.taskId, (e) => heardB.push(e));
+      const stopA = await store.listen(a.taskId, (e) => heardA.push(e));
+      await store.listen(b.taskId, (e) => heardB.push(e));
       await store.notify(a.taskId, { type: 'answers', answers: { q: { roots: [] } } });
       await expect.poll(() => heardA.length).toBe(1);
       stopA();
@@ -164,6 +164,14 @@ export function changeBusContract(name: string, make: () => ChangeBus | Promise<
       const second: Change[] = [];
       const stop = bus.subscribe((c) => first.push(c));
       bus.subscribe((c) => second.push(c));
+      // A shared bus subscribes in the background: publish a marker until both hear it (bounded).
+      const marker: Change = { type: 'resource', uri: 'marker:ready' };
+      for (let i = 0; i < 100 && (first.length === 0 || second.length === 0); i++) {
+        await bus.publish(marker);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      first.length = 0;
+      second.length = 0;
       await bus.publish({ type: 'list', list: 'tools' });
       await expect.poll(() => first.length).toBe(1);
       stop();

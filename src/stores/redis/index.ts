@@ -1,0 +1,35 @@
+/**
+ * Every shared store on one Redis (`tessera-mcp/redis`): give the result to
+ * `new McpServer(info, { stores: redisStores({ url }) })` on every instance,
+ * and any instance can take any request — retries, single-use states, tasks,
+ * 2025-11-25 sessions, change notifications. The library needs no Redis
+ * client unless this module is imported.
+ */
+
+import type { SharedStores } from '../shared-stores.js';
+import { RedisChangeBus } from './change-bus.js';
+import { RedisConnection, type RedisConnectionOptions } from './connection.js';
+import { RedisRedemptionStore } from './redemption-store.js';
+import { RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
+import { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
+
+export interface RedisStoresOptions extends RedisConnectionOptions, RedisTaskStoreOptions, RedisSessionStoreOptions {}
+
+export interface RedisStores extends Required<SharedStores> {
+  /** Closes the connections (server shutdown). */
+  close(): Promise<void>;
+}
+
+export function redisStores(options: RedisStoresOptions = {}): RedisStores {
+  const redis = new RedisConnection(options);
+  return {
+    redemptions: new RedisRedemptionStore(redis),
+    tasks: new RedisTaskStore(redis, options),
+    sessions: new RedisSessionStore(redis, options),
+    changes: new RedisChangeBus(redis),
+    close: () => redis.close(),
+  };
+}
+
+export { RedisChangeBus, RedisConnection, RedisRedemptionStore, RedisSessionStore, RedisTaskStore };
+export type { RedisConnectionOptions, RedisSessionStoreOptions, RedisTaskStoreOptions };

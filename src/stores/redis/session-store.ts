@@ -1,0 +1,81 @@
+/**
+ * 2025-11-25 sessions on Redis: a hash of JSON-encoded fields per session,
+ * whose expiry is the idle timeout, moved forward by every read (a Lua script
+ * reads and refreshes in one step). Any instance can take any request of a
+ * session; the live part (a GET stream, answers awaited) reaches the right
+ * instance through the session bus.
+ */
+
+import type { SessionData, SessionPatch, SessionStore } from '../session-store.js';
+import type { RedisConnection } from './connection.js';
+
+const READ = `
+local flat = redis.call('HGETALL', KEYS[1])
+if #flat > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return flat`;
+
+// ARGV: idle ms, then field/value pairs ('' removes).
+const UPDATE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+for i = 2, #ARGV, 2 do
+  if ARGV[i + 1] == '' then redis.call('HDEL', KEYS[1], ARGV[i]) else redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return redis.call('HGETALL', KEYS[1])`;
+
+// ARGV: idle ms, then field/value pairs.
+const CREATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1`;
+
+function fromHash(flat: string[] | Record<string, string> | null): SessionData | undefined {
+  if (!flat) return undefined;
+  const entries: Array<[string, string]> = Array.isArray(flat) ? [] : Object.entries(flat);
+  if (Array.isArray(flat)) for (let i = 0; i + 1 < flat.length; i += 2) entries.push([flat[i]!, flat[i + 1]!]);
+  if (entries.length === 0) return undefined;
+  // Every field is JSON this store wrote: the hash reads back as one JSON object.
+  return JSON.parse(`{${entries.map(([field, json]) => `${JSON.stringify(field)}:${json}`).join(',')}}`) as SessionData;
+}
+
+function pairsOf(data: Partial<SessionData>): string[] {
+  return Object.entries(data).flatMap(([field, value]) => [field, value === undefined ? '' : JSON.stringify(value)]);
+}
+
+export interface RedisSessionStoreOptions {
+  /** A session unused this long ends (default 30 minutes). */
+  idleTimeoutMs?: number;
+}
+
+export class RedisSessionStore implements SessionStore {
+  private readonly idleMs: number;
+
+  constructor(
+    private readonly redis: RedisConnection,
+    options: RedisSessionStoreOptions = {},
+  ) {
+    this.idleMs = options.idleTimeoutMs ?? 30 * 60_000;
+  }
+
+  private key(id: string): string {
+    return `${this.redis.prefix}session:${id}`;
+  }
+
+  async create(session: SessionData): Promise<boolean> {
+    const pairs = Object.entries(session).flatMap(([field, value]) => (value === undefined ? [] : [field, JSON.stringify(value)]));
+    return (await this.redis.script<number>(CREATE, [this.key(session.id)], [this.idleMs, ...pairs])) === 1;
+  }
+
+  async get(id: string): Promise<SessionData | undefined> {
+    return fromHash(await this.redis.script<string[]>(READ, [this.key(id)], [this.idleMs]));
+  }
+
+  async update(id: string, patch: SessionPatch): Promise<SessionData | undefined> {
+    return fromHash(await this.redis.script<string[] | null>(UPDATE, [this.key(id)], [this.idleMs, ...pairsOf(patch)]));
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return (await this.redis.command<number>(['DEL', this.key(id)])) === 1;
+  }
+}

@@ -1,0 +1,17 @@
+/** The stores several instances must share to take any request: give the same ones to every instance (e.g. `redisStores()`). */
+
+import type { ChangeBus } from './change-bus.js';
+import type { RedemptionStore } from './redemption-store.js';
+import type { SessionStore } from './session-store.js';
+import type { TaskStore } from './task-store.js';
+
+export interface SharedStores {
+  /** Single-use states and rounds that ran a `ctx.once` step (`state.redemptions`). */
+  redemptions?: RedemptionStore;
+  /** Tasks (`tasks.store`). */
+  tasks?: TaskStore;
+  /** 2025-11-25 sessions (`legacy.store`). */
+  sessions?: SessionStore;
+  /** List changes and resource updates (`changes`). */
+  changes?: ChangeBus;
+}

@@ -1,0 +1,66 @@
+/**
+ * A real redis-server (Debian's) for the tests: started on a free 127.0.0.1
+ * port with no persistence, stopped by PID; restartable on the same port to
+ * test an outage. `.ci/run` installs redis-server when it is missing.
+ */
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+import { forgetPid, stopPid, trackPid } from './child-processes.js';
+
+export interface RedisServer {
+  port: number;
+  url: string;
+  /** Stops the server (SIGKILL: an outage, not a shutdown). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port. */
+  start(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('error', () => resolve(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+  });
+}
+
+export async function startRedis(): Promise<RedisServer> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async (): Promise<void> => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], { stdio: 'ignore' });
+    trackPid(child.pid);
+    const started = child;
+    started.once('exit', () => forgetPid(started.pid));
+    for (let i = 0; i < 100; i++) {
+      if (await answersPing(port)) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`redis-server did not answer on port ${port}`);
+  };
+  const stop = async (): Promise<void> => {
+    const stopping = child;
+    child = undefined;
+    if (!stopping || stopping.exitCode !== null) return;
+    const exited = new Promise((resolve) => stopping.once('exit', resolve));
+    stopPid(stopping.pid);
+    await exited;
+  };
+  await start();
+  return { port, url: `redis://127.0.0.1:${port}`, stop, start };
+}
