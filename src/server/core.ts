@@ -19,6 +19,7 @@ import type { ServerContext } from './context.js';
 import { contextClass, type ContextClass } from './context-class.js';
 import type { ContextMember, ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from './extension.js';
 import { inputRoundsFor } from './input-state.js';
+import { operationScopes, type ScopeSources } from './operation-scopes.js';
 import { coreMethodOffered, coreMethods } from './methods.js';
 import { cacheHints, stderrLogger, type CacheableList, type ServerLogger, type ServerOptions } from './options.js';
 import { PromptRegistry } from './prompts.js';
@@ -50,6 +51,12 @@ export class ServerCore implements ServerHost {
   private readonly Context: ContextClass;
   private capabilityCache: ServerCapabilities | undefined;
   private inputRounds: InputRounds | undefined;
+  private readonly scopeSources: ScopeSources = {
+    tool: (name) => this.tools.scopes(name),
+    prompt: (name) => this.prompts.scopes(name),
+    resource: (uri) => this.resources.scopesFor(uri),
+    template: (uriTemplate) => this.resources.templateScopes(uriTemplate),
+  };
 
   /** Point 3 of the request path: a tool's hand-off goes to the extension it names. */
   private readonly takeHandOff: TakeHandOff = (handOff, call) => {
@@ -99,6 +106,11 @@ export class ServerCore implements ServerHost {
   get rounds(): InputRounds {
     this.inputRounds ??= inputRoundsFor(this.options.state ?? {}, this.info.name, this.logger);
     return this.inputRounds;
+  }
+
+  /** The OAuth scopes `request` needs, from the definition of what it calls (operation-scopes.ts). */
+  requiredScopes(request: JsonRpcRequest): readonly string[] {
+    return operationScopes(request, this.scopeSources);
   }
 
   /** Whether a retry of this request must redeem its state once: for every flow, or for the tool that asks it. */

@@ -1,6 +1,7 @@
 /** Prompts: registration, `prompts/list` and `prompts/get`. */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { checkScopeNames } from '../protocol/authorization.js';
 import { McpError } from '../protocol/errors.js';
 import type { GetPromptResult, Icon, InputRequiredResult, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
 import type { Completer } from './completion.js';
@@ -24,12 +25,15 @@ export interface PromptDefinition<A extends PromptArguments | undefined = undefi
   arguments?: A;
   /** Completions for arguments, by argument name. */
   complete?: Record<string, Completer>;
+  /** OAuth scopes a caller's token must grant to get this prompt (or complete its arguments), when the HTTP transport checks tokens. */
+  scopes?: readonly string[];
 }
 
 export type PromptHandler<A> = (args: PromptArgsOf<A>, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
 
 interface RegisteredPrompt {
   descriptor: Prompt;
+  scopes: readonly string[] | undefined;
   schema: ResolvedSchema | undefined;
   complete: Record<string, Completer> | undefined;
   handler: (args: unknown, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
@@ -72,8 +76,10 @@ export class PromptRegistry {
     }
     if (definition.icons !== undefined) descriptor.icons = definition.icons;
     if (definition._meta !== undefined) descriptor._meta = definition._meta;
+    if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Prompt "${name}"`);
     this.prompts.set(name, {
       descriptor,
+      scopes: definition.scopes,
       schema,
       complete: definition.complete,
       handler: handler as RegisteredPrompt['handler'],
@@ -93,6 +99,11 @@ export class PromptRegistry {
     this.listCache ??= [...this.prompts.values()].map((p) => p.descriptor);
     const page = paginate('prompts', this.listCache, (p) => p.name, cursor, pageSize);
     return page.nextCursor === undefined ? { prompts: page.items } : { prompts: page.items, nextCursor: page.nextCursor };
+  }
+
+  /** The scopes getting a prompt needs. */
+  scopes(name: unknown): readonly string[] | undefined {
+    return typeof name === 'string' ? this.prompts.get(name)?.scopes : undefined;
   }
 
   completer(name: string, argument: string): Completer | undefined | null {

@@ -1,6 +1,7 @@
 /** Resources and resource templates: registration, `resources/list`, `resources/templates/list`, `resources/read`. */
 
 import { Router } from 'uri-template-router';
+import { checkScopeNames } from '../protocol/authorization.js';
 import { bytesToBase64 } from '../protocol/base64.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import type {
@@ -32,6 +33,8 @@ export interface ResourceDefinition {
   _meta?: Record<string, unknown>;
   /** Caching hints for reads of this resource (default: the server's `cache.read`). */
   cache?: Partial<CacheHints>;
+  /** OAuth scopes a caller's token must grant to read this resource, when the HTTP transport checks tokens. */
+  scopes?: readonly string[];
 }
 
 export interface ResourceTemplateDefinition {
@@ -46,6 +49,8 @@ export interface ResourceTemplateDefinition {
   cache?: Partial<CacheHints>;
   /** Completions for template variables, by variable name. */
   complete?: Record<string, Completer>;
+  /** OAuth scopes a caller's token must grant to read what the template matches (or complete its variables). */
+  scopes?: readonly string[];
 }
 
 export type ResourceHandler = (uri: string, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
@@ -57,12 +62,14 @@ export type TemplateHandler = (
 
 interface StaticEntry {
   descriptor: Resource;
+  scopes: readonly string[] | undefined;
   cache: Partial<CacheHints> | undefined;
   handler: ResourceHandler;
 }
 
 interface TemplateEntry {
   descriptor: ResourceTemplate;
+  scopes: readonly string[] | undefined;
   cache: Partial<CacheHints> | undefined;
   complete: Record<string, Completer> | undefined;
   handler: TemplateHandler;
@@ -130,7 +137,8 @@ export class ResourceRegistry {
       throw new TypeError(`Resource URI "${uri}" must be an absolute URI with a scheme`);
     }
     if (this.resources.has(uri)) throw new TypeError(`Resource "${uri}" is already registered`);
-    this.resources.set(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, cache: definition.cache, handler });
+    if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Resource "${uri}"`);
+    this.resources.set(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, scopes: definition.scopes, cache: definition.cache, handler });
     this.changed();
     return () => {
       if (this.resources.delete(uri)) this.changed();
@@ -140,8 +148,10 @@ export class ResourceRegistry {
   addTemplate(definition: ResourceTemplateDefinition, handler: TemplateHandler): () => void {
     const template = definition.uriTemplate;
     if (this.templates.has(template)) throw new TypeError(`Resource template "${template}" is already registered`);
+    if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Resource template "${template}"`);
     const entry: TemplateEntry = {
       descriptor: pick(definition, TEMPLATE_FIELDS) as ResourceTemplate,
+      scopes: definition.scopes,
       cache: definition.cache,
       complete: definition.complete,
       handler,
@@ -187,6 +197,18 @@ export class ResourceRegistry {
     }
     const match = this.router.resolveURI(uri);
     return match ? { entry: match.matchValue, variables: flattenVariables(match.params) } : undefined;
+  }
+
+  /** The scopes reading `uri` needs: its resource's, else the matching template's. */
+  scopesFor(uri: unknown): readonly string[] | undefined {
+    if (typeof uri !== 'string') return undefined;
+    const entry = this.resources.get(uri);
+    return entry ? entry.scopes : this.matchTemplate(uri)?.entry.scopes;
+  }
+
+  /** The scopes of a template, by its text (for completions of its variables). */
+  templateScopes(uriTemplate: unknown): readonly string[] | undefined {
+    return typeof uriTemplate === 'string' ? this.templates.get(uriTemplate)?.scopes : undefined;
   }
 
   /** The completer for a template variable, by the template text the client referenced. */
