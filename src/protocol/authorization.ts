@@ -8,7 +8,7 @@
 
 /** The caller of a request, as its verified access token says (handlers see it as `ctx.auth`). */
 export interface AuthInfo {
-  /** `sub`: whom the token is about (a user; for the client credentials grant, the client itself). */
+  /** `sub`: whom the token is about (a user; for the client credentials grant, the client itself, also when `sub` is absent). */
   readonly subject: string | undefined;
   /** `client_id` (or `azp`): the application holding the token. */
   readonly clientId: string | undefined;

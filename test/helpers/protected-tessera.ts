@@ -7,8 +7,10 @@
  * check the challenges, the scopes and the caller bound into every flow.
  */
 
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { ask, McpServer, protectedResource, serveHttp, type HttpServeOptions, type McpServerOptions, type ProtectedResourceOptions, type RunningHttpServer } from '../../src/index.js';
+import { ask, createNodeHandler, McpServer, protectedResource, type McpServerOptions, type NodeHandlerOptions, type ProtectedResourceOptions } from '../../src/index.js';
 import { appClient, introspectingClient, serviceClient, startAuthorizationServer, type AuthorizationServerOptions, type IssuedToken, type RunningAuthorizationServer } from './authorization-server.js';
 import { quietLogger } from './results.js';
 
@@ -46,12 +48,22 @@ export function protectedTools(server: McpServer): void {
   server.resourceTemplate({ uriTemplate: 'vault://{name}', name: 'vault', scopes: ['admin'] }, async (_uri, { name }) => `vault ${name}`);
 }
 
+/** One HTTP request as the protected server saw it. */
+export interface SeenRequest {
+  httpMethod: string;
+  /** `Mcp-Method`, when the request had one. */
+  method: string | undefined;
+  authorization: string | undefined;
+  status: number;
+}
+
 export interface ProtectedTessera {
   as: RunningAuthorizationServer;
   server: McpServer;
-  http: RunningHttpServer;
   /** The MCP endpoint (and resource). */
   url: string;
+  /** Every HTTP request, with the status it got. */
+  requests: SeenRequest[];
   /** A client credentials token for `clientId` (service-a, service-b, …) with these scopes. */
   serviceToken(clientId: string, scope?: string): Promise<IssuedToken>;
   /** A user's token through an app client (app-1, app-2). */
@@ -62,7 +74,7 @@ export interface ProtectedTessera {
 export interface ProtectedTesseraOptions {
   authorizationServer?: AuthorizationServerOptions;
   resource?: Partial<ProtectedResourceOptions>;
-  serve?: Partial<HttpServeOptions>;
+  serve?: Partial<NodeHandlerOptions>;
   server?: McpServerOptions;
   tools?: (server: McpServer) => void;
 }
@@ -73,21 +85,35 @@ export async function startProtectedTessera(options: ProtectedTesseraOptions = {
   const as = await startAuthorizationServer({ resourceScopes: RESOURCE_SCOPES, clients: CLIENTS, ...options.authorizationServer });
   const server = new McpServer({ name: 'protected-tessera', version: '1.0.0' }, { logger: quietLogger(), ...options.server });
   (options.tools ?? protectedTools)(server);
-  const http = await serveHttp(server, {
-    port: 0,
+  // node:http around Tessera's own handler, only to see every request and its status (refused ones too).
+  const requests: SeenRequest[] = [];
+  const http = createServer();
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  const handler = createNodeHandler(server, {
     auth: protectedResource({ issuer: as.issuer, scopes: ['mcp:read'], logger: { warn: () => undefined }, ...options.resource }),
+    endpoint: url,
     ...options.serve,
+  });
+  http.on('request', (req, res) => {
+    const seen: SeenRequest = { httpMethod: req.method ?? '', method: req.headers['mcp-method'] as string | undefined, authorization: req.headers.authorization, status: 0 };
+    requests.push(seen);
+    res.on('finish', () => (seen.status = res.statusCode));
+    handler(req, res);
   });
   return {
     as,
     server,
-    http,
-    url: http.url,
-    serviceToken: (clientId, scope = 'mcp:read') => as.clientCredentialsToken({ clientId, resource: http.url, scope }),
-    userToken: (user, clientId = 'app-1', scope = 'mcp:read') => as.userToken({ user, clientId, resource: http.url, scope }),
+    url,
+    requests,
+    serviceToken: (clientId, scope = 'mcp:read') => as.clientCredentialsToken({ clientId, resource: url, scope }),
+    userToken: (user, clientId = 'app-1', scope = 'mcp:read') => as.userToken({ user, clientId, resource: url, scope }),
     close: async () => {
       server.close();
-      await http.close();
+      await new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
       await as.close();
     },
   };

@@ -49,9 +49,11 @@ function stringClaim(value: unknown): string | undefined {
 export function authInfoOf(claims: Readonly<Record<string, unknown>>): AuthInfo {
   const cnf = claims.cnf;
   const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as Record<string, unknown>).jkt : undefined;
+  const clientId = stringClaim(claims.client_id) ?? stringClaim(claims.azp);
   return Object.freeze({
-    subject: stringClaim(claims.sub),
-    clientId: stringClaim(claims.client_id) ?? stringClaim(claims.azp),
+    // A token about no one else is about its client (client credentials; RFC 9068 §2.2 puts the client id in sub).
+    subject: stringClaim(claims.sub) ?? clientId,
+    clientId,
     issuer: stringClaim(claims.iss),
     scopes: Object.freeze(grantedScopes(claims)),
     expiresAt: typeof claims.exp === 'number' ? claims.exp : undefined,
