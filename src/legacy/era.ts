@@ -58,7 +58,7 @@ class LegacyEra implements ServerExtension {
     private readonly host: ServerHost,
     options: LegacyOptions,
   ) {
-    this.sessions = new Sessions(options);
+    this.sessions = new Sessions(options, (message) => host.logger.warn(message));
     this.live = { answerTimeoutMs: options.answerTimeoutMs ?? 10 * 60_000, maxRounds: options.maxRounds ?? 10 };
     this.unsubscribe = host.changes.subscribe((change) => void this.tellSessions(change));
   }
@@ -85,7 +85,7 @@ class LegacyEra implements ServerExtension {
   }
 
   private async serveHttpSession(request: JsonRpcRequest, channel: RequestChannel, sessionId: string): Promise<Reply> {
-    const session = await this.sessions.http(sessionId);
+    const session = await this.sessions.http(sessionId, channel.principal);
     if (!session) {
       const error = McpError.unknownSession(sessionId);
       return { message: errorResponse(request.id, error), condition: error.condition };
@@ -104,7 +104,7 @@ class LegacyEra implements ServerExtension {
     const id = context.header?.('mcp-session-id');
     const version = context.header?.('mcp-protocol-version')?.trim();
     // A stray session id on 2026-07-28 traffic is ignored (§12.6).
-    if (id !== undefined && !(version !== undefined && MODERN_PROTOCOL_VERSIONS.includes(version))) return (await this.sessions.http(id)) ?? null;
+    if (id !== undefined && !(version !== undefined && MODERN_PROTOCOL_VERSIONS.includes(version))) return (await this.sessions.http(id, context.principal)) ?? null;
     return this.sessions.ofConnection(context.connection);
   }
 
@@ -134,10 +134,10 @@ class LegacyEra implements ServerExtension {
     });
   }
 
-  async openStream(header: (name: string) => string | undefined, open: () => StreamSink): Promise<number> {
+  async openStream(header: (name: string) => string | undefined, open: () => StreamSink, principal?: string): Promise<number> {
     const id = header('mcp-session-id');
     if (id === undefined) return 405; // 2026-07-28 has no GET stream
-    const session = await this.sessions.http(id);
+    const session = await this.sessions.http(id, principal);
     if (!session) return 404;
     if (session.live.stream) return 409;
     const stream = open();
@@ -150,9 +150,11 @@ class LegacyEra implements ServerExtension {
     return 200;
   }
 
-  async endSession(header: (name: string) => string | undefined): Promise<number> {
+  async endSession(header: (name: string) => string | undefined, principal?: string): Promise<number> {
     const id = header('mcp-session-id');
     if (id === undefined) return 405;
+    // Only its maker may end a session.
+    if (!(await this.sessions.http(id, principal))) return 404;
     return (await this.sessions.end(id, 'The client ended the session')) ? 200 : 404;
   }
 

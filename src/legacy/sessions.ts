@@ -38,7 +38,10 @@ export class Sessions {
   private readonly live = new Map<string, LiveSession>();
   private readonly stdio = new Set<StdioSession>();
 
-  constructor(limits: SessionLimits = {}) {
+  constructor(
+    limits: SessionLimits = {},
+    private readonly warn?: (message: string) => void,
+  ) {
     this.store =
       limits.store ??
       new MemorySessionStore({
@@ -77,11 +80,19 @@ export class Sessions {
     return session;
   }
 
-  /** The HTTP session with this id, or undefined (unknown, ended, idle too long). */
-  async http(id: string): Promise<SessionHandle | undefined> {
+  /**
+   * The HTTP session with this id, or undefined (unknown, ended, idle too
+   * long — or made by another caller than `principal`, which is told no more
+   * than that the session does not exist, and does not end it).
+   */
+  async http(id: string, principal: string | undefined): Promise<SessionHandle | undefined> {
     const data = await this.store.get(id);
     if (!data) {
       this.endLive(id, 'The session ended');
+      return undefined;
+    }
+    if (data.principal !== principal) {
+      this.warn?.(`Refused a message on 2025-11-25 session ${id}: it belongs to another caller`);
       return undefined;
     }
     return this.httpHandle(data);
