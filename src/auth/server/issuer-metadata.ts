@@ -38,6 +38,11 @@ export class IssuerMetadata {
   }
 
   private async discover(issuer: string): Promise<Record<string, unknown>> {
+    try {
+      secureUrl(issuer, this.http, 'The issuer');
+    } catch (error) {
+      throw new TokenCheckUnavailableError((error as Error).message);
+    }
     const misses: string[] = [];
     for (const url of authorizationServerMetadataUrls(issuer)) {
       let document: Record<string, unknown>;

@@ -76,11 +76,7 @@ class ProtectedResource implements HttpAuthorization {
     this.issuers = typeof options.issuer === 'string' ? [options.issuer] : [...(options.issuer ?? [])];
     if (this.issuers.length === 0) throw new TypeError('protectedResource: name at least one issuer (the metadata must list an authorization server)');
     for (const issuer of this.issuers) {
-      try {
-        new URL(issuer);
-      } catch {
-        throw new TypeError(`protectedResource: issuer ${JSON.stringify(issuer)} is not a URL`);
-      }
+      if (!URL.canParse(issuer) || !/^https?:$/.test(new URL(issuer).protocol)) throw new TypeError(`protectedResource: issuer ${JSON.stringify(issuer)} is not an http(s) URL`);
     }
     this.scopes = checkScopeNames(options.scopes ?? [], 'protectedResource scopes');
     this.scopesSupported = options.scopesSupported ? checkScopeNames(options.scopesSupported, 'protectedResource scopesSupported') : options.scopes;
