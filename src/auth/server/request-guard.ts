@@ -6,7 +6,8 @@
  * 2. the `Authorization` header: none → 401 (or anonymous, when allowed and
  *    nothing asked for needs a scope); broken → 400;
  * 3. the verifier's claims, then the checks every token passes: trusted
- *    issuer, this resource as audience, not expired (401 `invalid_token`);
+ *    issuer, this resource as audience (once per claim set the verifier
+ *    hands out), not expired or not yet valid (every time; 401 `invalid_token`);
  * 4. DPoP: a bound token only with a good proof, a proof only with a bound
  *    token (401 `invalid_dpop_proof` / `invalid_token`);
  * 5. scopes: every scope the operation needs, after the hierarchy (403
@@ -21,7 +22,7 @@ import { checkDpopProof, type ProofRules } from './dpop-proof.js';
 import { InvalidDpopProofError, InvalidTokenError } from './errors.js';
 import { principalOf } from './principal.js';
 import { unionOf, type ScopeHierarchy } from './scopes.js';
-import { authInfoOf, checkClaims } from './token-claims.js';
+import { authInfoOf, checkAudience, checkLifetime } from './token-claims.js';
 import type { TokenVerifier, VerifyContext } from './token-verifier.js';
 
 /** Where the resource server reports what no client may see (why a token could not be checked). */
@@ -88,8 +89,8 @@ export class RequestGuard implements EndpointAuthorization {
     let caller: Caller;
     try {
       const claims = await settings.verifier.verify(credentials.token, settings.context);
-      checkClaims(claims, settings.context, settings.acceptedAudiences);
       caller = this.callerOf(claims);
+      checkLifetime(claims, settings.context);
     } catch (error) {
       if (error instanceof InvalidTokenError) return this.refuse({ scheme, error: 'invalid_token', description: error.message, scopes: needed });
       settings.logger.warn(`Could not check an access token for ${this.resource}`, error);
@@ -124,9 +125,11 @@ export class RequestGuard implements EndpointAuthorization {
     return { ok: true, auth: caller.auth, principal: caller.principal };
   }
 
+  /** The caller of claims that passed the checks that never change for a token (made, and checked, once per claim set). */
   private callerOf(claims: Readonly<Record<string, unknown>>): Caller {
     let caller = this.callers.get(claims);
     if (!caller) {
+      checkAudience(claims, this.settings.context, this.settings.acceptedAudiences);
       const auth = authInfoOf(claims);
       caller = { auth, principal: principalOf(auth) };
       this.callers.set(claims, caller);

@@ -26,18 +26,22 @@ function audiencesOf(aud: unknown): string[] {
   return [];
 }
 
-/** Throws InvalidTokenError unless the claims fit this resource now. */
-export function checkClaims(claims: Readonly<Record<string, unknown>>, context: VerifyContext, accepted: ReadonlySet<string>): void {
+/** Throws InvalidTokenError unless the claims are for this resource, from a trusted issuer, with an expiry (what never changes for a token). */
+export function checkAudience(claims: Readonly<Record<string, unknown>>, context: VerifyContext, accepted: ReadonlySet<string>): void {
   if (typeof claims.iss !== 'string' || !context.issuers.includes(claims.iss)) {
     throw new InvalidTokenError('The access token is from an issuer this server does not trust');
   }
   if (!audiencesOf(claims.aud).some((aud) => accepted.has(audienceKey(aud)))) {
     throw new InvalidTokenError('The access token is not for this resource (its audience)');
   }
+  if (typeof claims.exp !== 'number') throw new InvalidTokenError('The access token has no expiry');
+}
+
+/** Throws InvalidTokenError unless the token is valid now (`exp`, `nbf`, with the tolerated skew): checked on every request. */
+export function checkLifetime(claims: Readonly<Record<string, unknown>>, context: VerifyContext): void {
   const now = context.now() / 1000;
   const skew = context.clockToleranceSeconds;
-  if (typeof claims.exp !== 'number') throw new InvalidTokenError('The access token has no expiry');
-  if (claims.exp <= now - skew) throw new InvalidTokenError('The access token expired');
+  if ((claims.exp as number) <= now - skew) throw new InvalidTokenError('The access token expired');
   if (typeof claims.nbf === 'number' && claims.nbf > now + skew) throw new InvalidTokenError('The access token is not valid yet');
 }
 

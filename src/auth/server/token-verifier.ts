@@ -4,7 +4,9 @@
  * jwt-verifier.ts), token introspection (RFC 7662, introspection-verifier.ts)
  * — and an app may supply its own. Whatever the verifier, the resource server
  * then checks the claims the same way (token-claims.ts): trusted issuer,
- * audience this resource, not expired, scopes, DPoP binding.
+ * audience this resource, not expired, scopes, DPoP binding. A verifier that
+ * caches should hand out the same (frozen) claims object for the same token:
+ * the checks that cannot change are then made once for it.
  */
 
 export interface VerifyContext {
