@@ -231,7 +231,7 @@ export class HttpCore {
   private async respond(request: HttpRequestView, body: string, responder: HttpResponder): Promise<void> {
     const incoming = parseMessage(body);
     // Authenticated before anything is answered, even a malformed body; the scopes are those of what the request calls.
-    const scopes = incoming.kind === 'request' ? (this.handler.requiredScopes?.(incoming.message) ?? NO_SCOPES) : NO_SCOPES;
+    const scopes = this.authorization && incoming.kind === 'request' ? (this.handler.requiredScopes?.(incoming.message) ?? NO_SCOPES) : NO_SCOPES;
     const caller = await this.caller(request, responder, scopes, incoming.kind === 'request' ? incoming.message.id : undefined);
     if (!caller) return;
     const { principal, auth } = caller;
