@@ -208,6 +208,20 @@ describe('403: insufficient scope', () => {
     expect((await rpc(t.url, 'resources/read', { uri: 'memo://public' }, { headers: bearer(reader) })).status).toBe(200);
   });
 
+  it("gates subscribing to a resource's updates by its scopes, in both eras", async () => {
+    const reader = await t.serviceToken('service-a', 'mcp:read');
+    const listen = await rpc(t.url, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['memo://public', 'vault://x'] } }, { headers: bearer(reader), skipValidation: true });
+    expect(listen.status).toBe(403);
+    expect(challengeOf(listen.headers).params.scope).toBe('mcp:read admin');
+
+    const { legacyInitialize, legacyPost, sessionHeaders } = await import('../../helpers/legacy-http.js');
+    const { sessionId } = await legacyInitialize(t.url, { headers: bearer(reader) });
+    const subscribe = await legacyPost(t.url, { jsonrpc: '2.0', id: 5, method: 'resources/subscribe', params: { uri: 'memo://private' } }, { ...sessionHeaders(sessionId), ...bearer(reader) }, { skipValidation: true });
+    expect(subscribe.status).toBe(403);
+    const allowed = await legacyPost(t.url, { jsonrpc: '2.0', id: 6, method: 'resources/subscribe', params: { uri: 'memo://public' } }, { ...sessionHeaders(sessionId), ...bearer(reader) });
+    expect(allowed.status).toBe(200);
+  });
+
   it('lists every tool to every caller: scopes are obtained by step-up, so a tool the token cannot call yet stays discoverable', async () => {
     const reader = await t.serviceToken('service-b', 'mcp:read');
     const reply = await rpc(t.url, 'tools/list', {}, { headers: bearer(reader) });
