@@ -22,7 +22,8 @@ import { runStdioPhase } from './phases/stdio.js';
 import { machineInfo } from './report/machine.js';
 import { totalErrors, type CellMeasurement, type RunResults } from './report/results.js';
 import { renderReport } from './report/table.js';
-import { HTTP_SYSTEMS, SYSTEM_ORDER, type SystemId } from './systems.js';
+import { startTokenIssuer, ISSUER_ENV, type TokenIssuer } from './harness/token-issuer.js';
+import { HTTP_SYSTEMS, JWT_SYSTEMS, STARTED_SYSTEMS, SYSTEM_ORDER, type SystemId } from './systems.js';
 
 const PHASES = ['http', 'stdio', 'seal', 'memory'] as const;
 type Phase = (typeof PHASES)[number];
@@ -72,10 +73,18 @@ const results: RunResults = {
 log(`${config.mode} run: ${[...phases].join(', ')} · Node ${process.version} · ${results.machine.cpuModel} × ${results.machine.logicalCores} · load average ${results.loadAverage.start.toFixed(2)}`);
 
 const servers = {} as Record<SystemId, ServerProcess>;
+const tokens = new Map<SystemId, Record<string, string>>();
+let issuer: TokenIssuer | undefined;
 try {
   if (phases.has('http') || phases.has('memory')) {
+    // The JWT systems only take part in the HTTP phase; they learn the issuer from the environment they inherit.
+    const started = phases.has('http') ? STARTED_SYSTEMS : SYSTEM_ORDER;
+    if (phases.has('http')) {
+      issuer = await startTokenIssuer();
+      process.env[ISSUER_ENV] = issuer.url;
+    }
     await Promise.all(
-      SYSTEM_ORDER.map(async (id) => {
+      started.map(async (id) => {
         const system = HTTP_SYSTEMS[id];
         // --expose-gc only lets the diagnostics endpoint force a collection; nothing calls gc() during load.
         servers[id] = await startServer({ name: system.label, script: system.script, args: system.args, nodeFlags: ['--expose-gc'] });
@@ -86,13 +95,17 @@ try {
   const record = (cell: CellMeasurement): void => {
     results.cells.push({ ...cell, load1: loadavg()[0]! });
   };
-  if (phases.has('http')) await runHttpPhase(config, servers, record);
+  if (issuer) {
+    for (const id of JWT_SYSTEMS) tokens.set(id, { authorization: `Bearer ${await issuer.mint(servers[id].url)}` });
+  }
+  if (phases.has('http')) await runHttpPhase(config, servers, record, (system) => tokens.get(system));
   if (phases.has('stdio')) await runStdioPhase(config, record);
   if (phases.has('seal')) await runSealPhase(config, record);
   if (phases.has('memory')) await runMemoryPhase(config, servers, (m) => results.memory.push(m));
 } finally {
   for (const server of Object.values(servers)) await stopPid(server.pid);
   await stopAll();
+  await issuer?.close();
 }
 
 if (wasInterrupted()) {

@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { OFFICIAL_RESPONSE_MODE } from './config.js';
 
-export type SystemId = 'tessera' | 'official' | 'officialCodec' | 'officialEchoOnly' | 'bare';
+export type SystemId = 'tessera' | 'official' | 'officialCodec' | 'officialEchoOnly' | 'bare' | 'tesseraJwt' | 'tesseraJwtNoCache' | 'officialJwt';
 
 export interface HttpSystem {
   id: SystemId;
@@ -33,6 +33,17 @@ export const HTTP_SYSTEMS: Record<SystemId, HttpSystem> = {
     args: ['--echo-only', '--response-mode', OFFICIAL_RESPONSE_MODE],
   },
   bare: { id: 'bare', label: 'Bare node:http', script: script('bare'), args: [] },
+  // The JWT rows: both servers as protected resources of the load generator's token issuer.
+  tesseraJwt: { id: 'tesseraJwt', label: 'Tessera + JWT', script: TESSERA_SCRIPT, args: ['--auth'] },
+  tesseraJwtNoCache: { id: 'tesseraJwtNoCache', label: 'Tessera + JWT, no token cache', script: TESSERA_SCRIPT, args: ['--auth-no-cache'] },
+  officialJwt: { id: 'officialJwt', label: 'Official + bearer middleware', script: OFFICIAL_SCRIPT, args: ['--auth', '--state', 'plain', '--response-mode', OFFICIAL_RESPONSE_MODE] },
 };
 
+/** The report's columns, in order. */
 export const SYSTEM_ORDER: readonly SystemId[] = ['tessera', 'official', 'officialCodec', 'officialEchoOnly', 'bare'];
+
+/** Systems that verify access tokens: each request carries a token minted for its URL. */
+export const JWT_SYSTEMS: readonly SystemId[] = ['tesseraJwt', 'tesseraJwtNoCache', 'officialJwt'];
+
+/** Every HTTP server the run starts. */
+export const STARTED_SYSTEMS: readonly SystemId[] = [...SYSTEM_ORDER, ...JWT_SYSTEMS];

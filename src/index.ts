@@ -21,7 +21,7 @@ export type { SchemaInput, JsonSchemaObject } from './schema/resolve.js';
 
 export { createNodeHandler, serveHttp, type HttpServeOptions, type NodeHandlerOptions, type RunningHttpServer } from './transport/http/node.js';
 export { createFetchHandler } from './transport/http/fetch.js';
-export { HttpError, type HttpTransportOptions } from './transport/http/core.js';
+export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
 export { serveStdio, streamLink } from './transport/stdio.js';
 export { serveLink, type LinkServer } from './transport/serve-link.js';
 export { createLinkPair, type MessageLink } from './transport/link.js';
@@ -100,3 +100,17 @@ export { MemoryTokenStore, type TokenStore, type StoredAuthorization, type Store
 export { FileTokenStore } from './auth/client/file-token-store.js';
 export { LoopbackRedirect, type LoopbackRedirectOptions } from './auth/client/loopback-redirect.js';
 export { canonicalResource } from './auth/client/resource-metadata.js';
+
+export { protectedResource, type ProtectedResourceOptions, type AuthLogger } from './auth/server/protected-resource.js';
+export { jwtAccessTokens, type JwtAccessTokenOptions } from './auth/server/jwt-verifier.js';
+export { tokenIntrospection, type TokenIntrospectionOptions } from './auth/server/introspection-verifier.js';
+export type { TokenVerifier, VerifyContext } from './auth/server/token-verifier.js';
+export { InvalidTokenError } from './auth/server/errors.js';
+export type {
+  AuthInfo,
+  HttpAuthorization,
+  EndpointAuthorization,
+  ProtectedRequest,
+  Authorized,
+  AuthorizationRefusal,
+} from './protocol/authorization.js';

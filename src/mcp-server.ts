@@ -38,8 +38,8 @@ export class McpServer implements RequestHandler {
   /** Only when the 2025-11-25 era is on: the transports answer these with 405 otherwise. */
   readonly handleResponse?: (response: JsonRpcResponse, context: PeerMessageContext) => Promise<number>;
   readonly handleNotification?: (notification: JsonRpcNotification, context: PeerMessageContext) => Promise<number>;
-  readonly openStream?: (header: Header, open: () => StreamSink) => Promise<number>;
-  readonly endSession?: (header: Header) => Promise<number>;
+  readonly openStream?: (header: Header, open: () => StreamSink, principal?: string) => Promise<number>;
+  readonly endSession?: (header: Header, principal?: string) => Promise<number>;
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
     this.info = info;
@@ -57,8 +57,8 @@ export class McpServer implements RequestHandler {
     if (peer) {
       this.handleResponse = async (response, context) => (await peer.handleResponse?.(response, context)) ?? 400;
       this.handleNotification = async (notification, context) => (await peer.handleNotification?.(notification, context)) ?? 202;
-      this.openStream = async (header, open) => (await peer.openStream?.(header, open)) ?? 405;
-      this.endSession = async (header) => (await peer.endSession?.(header)) ?? 405;
+      this.openStream = async (header, open, principal) => (await peer.openStream?.(header, open, principal)) ?? 405;
+      this.endSession = async (header, principal) => (await peer.endSession?.(header, principal)) ?? 405;
     }
   }
 
@@ -91,6 +91,11 @@ export class McpServer implements RequestHandler {
 
   handleRequest(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
     return answerRequest(this.core, request, channel);
+  }
+
+  /** The OAuth scopes a request needs (its tool's, prompt's or resource's `scopes`), for HTTP transports that check tokens. */
+  requiredScopes(request: JsonRpcRequest): readonly string[] {
+    return this.core.requiredScopes(request);
   }
 
   /** Ends every open listen stream gracefully, and every session and task this instance holds. */

@@ -5,7 +5,7 @@
 
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { importCycles, importGraph, layerViolations, type ImportGraph } from './architecture/import-graph.js';
+import { importCycles, importGraph, layerOf, layerViolations, type ImportGraph } from './architecture/import-graph.js';
 
 const src = fileURLToPath(new URL('../src', import.meta.url));
 
@@ -15,6 +15,7 @@ describe('the layers of src/', () => {
   it('reads the whole tree (every layer has files, and imports were found)', () => {
     const layers = new Set([...graph.keys()].map((f) => f.split('/')[0]));
     for (const layer of ['protocol', 'transport', 'mrtr', 'server', 'client', 'legacy', 'tasks', 'cli']) expect(layers).toContain(layer);
+    for (const layer of ['auth/client', 'auth/server']) expect([...graph.keys()].map(layerOf)).toContain(layer);
     expect([...graph.values()].reduce((n, targets) => n + targets.length, 0)).toBeGreaterThan(100);
   });
 
@@ -50,10 +51,23 @@ describe('the checker', () => {
     ['protocol/types.ts', 'server/tools.ts', 'protocol may import only nothing else'],
     ['transport/http/core.ts', 'server/server.ts', 'transport may import only protocol'],
     ['tasks/tasks.ts', 'cli/program.ts', 'nothing but cli imports cli'],
+    ['auth/client/oauth-provider.ts', 'auth/server/protected-resource.ts', 'auth/client may import only protocol'],
+    ['auth/server/request-guard.ts', 'server/core.ts', 'auth/server may import only protocol, platform, stores'],
+    ['auth/server/request-guard.ts', 'client/client.ts', 'auth/server may import only protocol, platform, stores'],
+    ['server/tools.ts', 'auth/server/scopes.ts', 'server never imports auth/server'],
+    ['client/client.ts', 'auth/server/scopes.ts', 'client never imports auth/server'],
+    ['transport/http/core.ts', 'auth/server/request-guard.ts', 'transport may import only protocol'],
   ])('flags %s importing %s (%s)', (from, to, rule) => {
     const problems = layerViolations(graphOf({ [from]: [to], [to]: [] }));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain(rule);
+  });
+
+  it('tells the two halves of auth apart, and everything else by its first folder', () => {
+    expect(layerOf('auth/server/scopes.ts')).toBe('auth/server');
+    expect(layerOf('auth/client/dpop.ts')).toBe('auth/client');
+    expect(layerOf('transport/http/core.ts')).toBe('transport');
+    expect(layerOf('mcp-server.ts')).toBe('root');
   });
 
   it('lets a layer import its own files and what lies below it', () => {

@@ -22,6 +22,8 @@ export interface HttpCellOptions {
   maxSeconds?: number;
   /** Called once halfway through a timed cell (e.g. to sample the server's memory under load). */
   midway?: () => Promise<void>;
+  /** Headers sent with every request besides the flow's own (e.g. Authorization). */
+  headers?: Record<string, string>;
 }
 
 export interface CellResult {
@@ -64,7 +66,7 @@ export async function runHttpCell(options: HttpCellOptions): Promise<CellResult>
   const requests: autocannon.Request[] = steps.map((step, index) => ({
     method: 'POST',
     path: url.pathname,
-    headers: step.headers,
+    headers: options.headers ? { ...step.headers, ...options.headers } : step.headers,
     setupRequest(request, context) {
       const flow = context as FlowContext;
       const id = nextId++;

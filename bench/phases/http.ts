@@ -13,11 +13,20 @@ import type { CellMeasurement } from '../report/results.js';
 import type { SystemId } from '../systems.js';
 import { HTTP_WORKLOADS } from '../workloads/http-workloads.js';
 
-export async function runHttpPhase(config: BenchConfig, servers: Record<SystemId, ServerProcess>, record: (cell: CellMeasurement) => void): Promise<void> {
+/**
+ * `headersFor` gives the headers a system's requests carry besides the
+ * flow's (a bearer token for the systems that verify them).
+ */
+export async function runHttpPhase(
+  config: BenchConfig,
+  servers: Record<SystemId, ServerProcess>,
+  record: (cell: CellMeasurement) => void,
+  headersFor: (system: SystemId) => Record<string, string> | undefined = () => undefined,
+): Promise<void> {
   log(`HTTP warm-up: ${config.warmupSeconds} s per system and workload`);
   for (const workload of HTTP_WORKLOADS) {
     for (const system of workload.systems) {
-      const warm = await runHttpCell({ url: servers[system].url, flow: workload.flow, connections: workload.connections, seconds: config.warmupSeconds });
+      const warm = await runHttpCell({ url: servers[system].url, flow: workload.flow, connections: workload.connections, seconds: config.warmupSeconds, headers: headersFor(system) });
       if (warm.errors > 0) log(`warm-up ${workload.id} ${system}: ${warm.errors} errors, e.g. ${warm.errorSamples.join(' | ')}`);
     }
   }
@@ -32,6 +41,7 @@ export async function runHttpPhase(config: BenchConfig, servers: Record<SystemId
           flow: workload.flow,
           connections: workload.connections,
           seconds: config.httpSeconds,
+          headers: headersFor(system),
           midway: workload.sampleRss
             ? async () => {
                 rssBytes = (await readMemory(server.diagnosticsUrl)).rss;

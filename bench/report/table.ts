@@ -13,7 +13,12 @@ interface RowSpec {
   label: string;
   workload: string;
   kind: RowKind;
+  /** Which system's measurement a column shows, when not its own (the JWT rows: Tessera + JWT under Tessera…). */
+  columns?: Partial<Record<SystemId, SystemId>>;
 }
+
+const JWT_COLUMNS: Partial<Record<SystemId, SystemId>> = { tessera: 'tesseraJwt', official: 'officialJwt' };
+const JWT_NO_CACHE_COLUMNS: Partial<Record<SystemId, SystemId>> = { tessera: 'tesseraJwtNoCache', official: 'officialJwt' };
 
 const ROWS: readonly RowSpec[] = [
   { label: 'HTTP echo c1, req/s', workload: 'http-echo-c1', kind: 'rate' },
@@ -30,6 +35,10 @@ const ROWS: readonly RowSpec[] = [
   { label: 'MRTR 1 question c16, server RSS MiB', workload: 'mrtr-confirm-c16', kind: 'rss' },
   { label: 'MRTR 3 rounds + once c16, exchanges/s', workload: 'mrtr-wizard-c16', kind: 'rate' },
   { label: 'MRTR 3 rounds + once c16, exchange p50 / p99 ms', workload: 'mrtr-wizard-c16', kind: 'exchangeLatency' },
+  { label: 'HTTP echo + JWT verification c16 (official: bearer middleware), req/s', workload: 'http-echo-jwt-c16', kind: 'rate', columns: JWT_COLUMNS },
+  { label: 'HTTP echo + JWT c16, p50 / p99 ms', workload: 'http-echo-jwt-c16', kind: 'latency', columns: JWT_COLUMNS },
+  { label: 'HTTP echo + JWT c16, Tessera verifying every request (no token cache), req/s', workload: 'http-echo-jwt-c16', kind: 'rate', columns: JWT_NO_CACHE_COLUMNS },
+  { label: 'HTTP echo + JWT c16 no token cache, p50 / p99 ms', workload: 'http-echo-jwt-c16', kind: 'latency', columns: JWT_NO_CACHE_COLUMNS },
   { label: 'stdio echo sequential, calls/s', workload: 'stdio-echo-seq', kind: 'rate' },
   { label: 'stdio echo sequential, p50 / p99 ms', workload: 'stdio-echo-seq', kind: 'latency' },
   { label: 'stdio echo 16 in flight, calls/s', workload: 'stdio-echo-c16', kind: 'rate' },
@@ -40,7 +49,7 @@ const ROWS: readonly RowSpec[] = [
   { label: 'requestState 16 KiB ledger, token bytes', workload: 'seal-16384', kind: 'token' },
 ];
 
-const LABELS: Record<SystemId, string> = {
+const LABELS: Partial<Record<SystemId, string>> = {
   tessera: 'Tessera',
   official: 'Official SDK',
   officialCodec: 'Official + codec',
@@ -87,9 +96,9 @@ function ratio(tessera: Summary | undefined, other: Summary | undefined, kind: R
   return kind === 'latency' || kind === 'exchangeLatency' ? `p99 ${value.toFixed(2)}×` : `${value.toFixed(2)}×`;
 }
 
-function errors(results: RunResults, workload: string): string {
+function errors(results: RunResults, row: RowSpec): string {
   return SYSTEM_ORDER.map((system) => {
-    const summary = summarize(results, workload, system);
+    const summary = summarize(results, row.workload, row.columns?.[system] ?? system);
     return summary ? String(summary.errors) : '–';
   }).join('/');
 }
@@ -100,17 +109,17 @@ function markdownTable(header: string[], rows: string[][]): string {
 }
 
 export function renderReport(results: RunResults): string {
-  const header = ['Workload (median of rounds)', ...SYSTEM_ORDER.map((s) => LABELS[s]), 'T / official', 'T / official+codec', 'T / bare', 'errors T/O/OC/OE/B'];
+  const header = ['Workload (median of rounds)', ...SYSTEM_ORDER.map((s) => LABELS[s]!), 'T / official', 'T / official+codec', 'T / bare', 'errors T/O/OC/OE/B'];
   const rows = ROWS.filter((row) => results.cells.some((c) => c.workload === row.workload)).map((row) => {
     const byLatency = row.kind === 'latency' || row.kind === 'exchangeLatency';
-    const s = Object.fromEntries(SYSTEM_ORDER.map((system) => [system, summarize(results, row.workload, system)])) as Record<SystemId, Summary | undefined>;
+    const s = Object.fromEntries(SYSTEM_ORDER.map((system) => [system, summarize(results, row.workload, row.columns?.[system] ?? system)])) as Record<SystemId, Summary | undefined>;
     return [
       row.label,
       ...SYSTEM_ORDER.map((system) => cell(s[system], row.kind)),
       ratio(s.tessera, s.official, row.kind, false),
       ratio(s.tessera, s.officialCodec, row.kind, false),
       ratio(s.tessera, s.bare, row.kind, !byLatency && row.kind === 'rate'),
-      row.kind === 'rate' ? errors(results, row.workload) : '',
+      row.kind === 'rate' ? errors(results, row) : '',
     ];
   });
   if (results.memory.length > 0) {
@@ -141,7 +150,7 @@ export function renderReport(results: RunResults): string {
     `Errors in all measured cells: ${totalErrors(results)}.`,
     '',
     markdownTable(
-      ['Target (issue 7)', 'Measured', 'Met'],
+      ['Target (issues 7 and 13)', 'Measured', 'Met'],
       checkTargets(results).map((t) => [t.target, t.measured, t.met === undefined ? '–' : t.met ? 'yes' : 'no']),
     ),
   ];

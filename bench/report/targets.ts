@@ -11,8 +11,14 @@ export interface TargetCheck {
 /** Heap growth below this over all abandoned flows counts as "zero, within measurement noise". */
 export const HEAP_NOISE_BYTES = 256 * 1024;
 
-function ratio(results: RunResults, workload: string, pick: 'rate' | 'p99', of: 'official' | 'officialEchoOnly' | 'bare'): number | undefined {
-  const tessera = summarize(results, workload, 'tessera');
+function ratio(
+  results: RunResults,
+  workload: string,
+  pick: 'rate' | 'p99',
+  of: 'official' | 'officialEchoOnly' | 'bare' | 'officialJwt',
+  tesseraSystem: 'tessera' | 'tesseraJwt' = 'tessera',
+): number | undefined {
+  const tessera = summarize(results, workload, tesseraSystem);
   const other = summarize(results, workload, of);
   if (!tessera || !other) return undefined;
   return tessera[pick] / other[pick];
@@ -38,6 +44,7 @@ export function checkTargets(results: RunResults): TargetCheck[] {
     atLeast('HTTP echo c16: ≥ 50% of bare req/s', ratio(results, 'http-echo-c16', 'rate', 'bare'), 0.5, percent),
     atLeast('HTTP echo c64: ≥ 50% of bare req/s', ratio(results, 'http-echo-c64', 'rate', 'bare'), 0.5, percent),
     atLeast('MRTR exchanges/s c16: ≥ 8× official', ratio(results, 'mrtr-confirm-c16', 'rate', 'official'), 8, times),
+    atLeast('HTTP echo + JWT verification c16: ≥ 8× official with its bearer middleware (issue 13)', ratio(results, 'http-echo-jwt-c16', 'rate', 'officialJwt', 'tesseraJwt'), 8, times),
   ];
   const p99 = ratio(results, 'http-echo-c64', 'p99', 'official');
   checks.push(

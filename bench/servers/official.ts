@@ -15,6 +15,10 @@
  *   --response-mode json|auto   createMcpHandler's responseMode (default json)
  *   --echo-only     register only `echo` (a reference point: the factory registers every
  *                   tool on every request, so the catalogue's 53 tools cost on every call)
+ *   --auth          every request needs a JWT access token from $BENCH_AUTH_ISSUER with scope
+ *                   mcp:read: the SDK's requireBearerAuth gate (expectedResource, requiredScopes)
+ *                   with a verifier on jose (remote key set, issuer, audience, typ at+jwt), the
+ *                   AuthInfo handed to the handler, as the SDK's docs show it
  *   --stdio         serve on stdin/stdout instead of HTTP
  */
 
@@ -28,10 +32,15 @@ import {
   createRequestStateCodec,
   inputRequired,
   McpServer,
+  requireBearerAuth,
   type CallToolResult,
   type InputRequiredResult,
+  type McpHttpHandler,
+  type OAuthTokenVerifier,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { BENCH_SCOPE, ISSUER_ENV } from '../harness/token-issuer.js';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import * as z from 'zod';
 import {
@@ -62,6 +71,7 @@ const { values } = parseArgs({
     state: { type: 'string', default: 'plain' },
     'response-mode': { type: 'string', default: 'json' },
     'echo-only': { type: 'boolean', default: false },
+    auth: { type: 'boolean', default: false },
   },
 });
 if (values.state !== 'plain' && values.state !== 'codec') throw new Error('--state must be plain or codec');
@@ -179,6 +189,32 @@ function makeServer(): McpServer {
   return server;
 }
 
+/** The SDK's bearer middleware in front of the handler, with a JWT verifier an app would write on jose. */
+function bearerGated(handler: McpHttpHandler, resource: string): { fetch(request: Request): Promise<Response> } {
+  const issuer = process.env[ISSUER_ENV];
+  if (!issuer) throw new Error(`--auth needs ${ISSUER_ENV}`);
+  const keys = createRemoteJWKSet(new URL(`${issuer}/jwks`));
+  const verifier: OAuthTokenVerifier = {
+    async verifyAccessToken(token) {
+      const { payload } = await jwtVerify(token, keys, { issuer, audience: resource, typ: 'at+jwt', algorithms: ['ES256'] });
+      return {
+        token,
+        clientId: String(payload.client_id),
+        scopes: String(payload.scope ?? '').split(' '),
+        expiresAt: payload.exp,
+        resource: new URL(resource),
+      };
+    },
+  };
+  const gate = requireBearerAuth({ verifier, requiredScopes: [BENCH_SCOPE], expectedResource: new URL(resource), resourceMetadataUrl: `${new URL(resource).origin}/.well-known/oauth-protected-resource/mcp` });
+  return {
+    fetch: async (request) => {
+      const authInfo = await gate(request);
+      return authInfo instanceof Response ? authInfo : handler.fetch(request, { authInfo });
+    },
+  };
+}
+
 const onerror = (error: Error): void => {
   process.stderr.write(`[official-bench] ${error.message}\n`);
 };
@@ -187,11 +223,13 @@ if (values.stdio) {
   serveStdio(() => makeServer(), { legacy: 'reject', onerror });
 } else {
   const handler = createMcpHandler(() => makeServer(), { legacy: 'reject', responseMode, onerror });
-  const server = createServer(nodeListener(handler, 'official-bench'));
+  const server = createServer();
   server.keepAliveTimeout = 65_000; // as Tessera's serveHttp: the load generator's connections stay open
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  server.on('request', nodeListener(values.auth ? bearerGated(handler, url) : handler, 'official-bench'));
   await serveDiagnostics(() => ({ reservations: reservations.count }));
-  process.stderr.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
+  process.stderr.write(`listening ${url}\n`);
   exitOnSignals(async () => {
     await handler.close();
     server.closeAllConnections();

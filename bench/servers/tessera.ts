@@ -5,11 +5,15 @@
  *
  *   node dist/bench/servers/tessera.js            HTTP on 127.0.0.1 (prints "listening <url>" on stderr)
  *   node dist/bench/servers/tessera.js --stdio    stdio
+ *   --auth            a protected resource: every request needs a JWT access token from
+ *                     $BENCH_AUTH_ISSUER with scope mcp:read (protectedResource, defaults)
+ *   --auth-no-cache   the same, verifying the token's signature on every request (cacheMs: 0)
  */
 
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, serveHttp, serveStdio, toolError } from 'tessera-mcp';
+import { ask, generateStateKey, jwtAccessTokens, McpServer, protectedResource, serveHttp, serveStdio, toolError } from 'tessera-mcp';
+import { BENCH_SCOPE, ISSUER_ENV } from '../harness/token-issuer.js';
 import {
   CONFIRM_KEY,
   CONFIRM_TOOL,
@@ -69,12 +73,23 @@ for (const filler of FILLER_TOOLS) {
   server.tool(filler.name, { description: filler.description, input: FillerInput }, ({ query }) => `No records match ${query}.`);
 }
 
-const { values } = parseArgs({ options: { stdio: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { stdio: { type: 'boolean', default: false }, auth: { type: 'boolean', default: false }, 'auth-no-cache': { type: 'boolean', default: false } },
+});
+
+/** The auth option of the JWT rows: the issuer from the load generator, the served URL as the resource. */
+function protection(): Parameters<typeof serveHttp>[1] {
+  if (!values.auth && !values['auth-no-cache']) return {};
+  const issuer = process.env[ISSUER_ENV];
+  if (!issuer) throw new Error(`--auth needs ${ISSUER_ENV}`);
+  const verifier = values['auth-no-cache'] ? jwtAccessTokens({ cacheMs: 0 }) : undefined;
+  return { auth: protectedResource({ issuer, scopes: [BENCH_SCOPE], ...(verifier ? { verifier } : {}) }) };
+}
 
 if (values.stdio) {
   serveStdio(server);
 } else {
-  const running = await serveHttp(server, { port: 0 });
+  const running = await serveHttp(server, { port: 0, ...protection() });
   await serveDiagnostics(() => ({ reservations: reservations.count }));
   process.stderr.write(`listening ${running.url}\n`);
   exitOnSignals(() => running.close());

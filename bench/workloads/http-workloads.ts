@@ -27,4 +27,6 @@ export const HTTP_WORKLOADS: readonly HttpWorkload[] = [
   { id: 'http-list-c16', label: 'HTTP tools/list (50 tools), c16', flow: toolsListFlow, connections: 16, systems: WITHOUT_CODEC, sampleRss: false },
   { id: 'mrtr-confirm-c16', label: 'MRTR exchange, 1 form question, c16', flow: confirmFlow, connections: 16, systems: WITH_CODEC, sampleRss: true },
   { id: 'mrtr-wizard-c16', label: 'MRTR 3 rounds + once step, c16', flow: wizardFlow, connections: 16, systems: WITH_CODEC, sampleRss: false },
+  // Echo again, every request with a bearer JWT both servers verify (Tessera with and without its verified-token cache).
+  { id: 'http-echo-jwt-c16', label: 'HTTP tools/call echo with JWT verification, c16', flow: echoFlow, connections: 16, systems: ['tesseraJwt', 'tesseraJwtNoCache', 'officialJwt'], sampleRss: false },
 ];

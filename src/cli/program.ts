@@ -16,7 +16,7 @@ const requests = (): Promise<typeof import('./request-commands.js')> => import('
 
 /** The short usage shown after a command-line error. */
 export const USAGE = `Usage:
-  tessera serve <module> [--port <port> | --stdio] [--keys <keys>]
+  tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]
   tessera call <url> <tool> [key=value…]      or   tessera call <tool> [key=value…] -- <command> [args…]
   tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]
   tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]
@@ -126,10 +126,17 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     .option('--host <host>', 'interface to listen on (default: 127.0.0.1)')
     .option('--stdio', 'serve on stdin/stdout instead (stdout carries nothing but MCP)')
     .option('--keys <keys>', 'requestState keys "id:secret[,id:secret…]", sealing key first (default: $TESSERA_STATE_KEYS)')
+    .option('--auth-issuer <url>', 'require OAuth access tokens from this authorization server (JWTs, keys from its metadata)')
+    .option('--auth-resource <url>', 'the canonical URL clients use, the audience tokens must name (default: the URL served)')
+    .option('--auth-scopes <scopes>', 'scopes every request needs (space- or comma-separated)')
+    .option('--auth-introspection-client <id>', 'check opaque tokens by introspection as this client (secret in $TESSERA_AUTH_CLIENT_SECRET)')
     .addHelpText(
       'after',
       '\nA function export gets { state: { keys } } to pass to new McpServer(info, options);\n' +
-        'a server made at import time reads TESSERA_STATE_KEYS, which --keys sets first.',
+        'a server made at import time reads TESSERA_STATE_KEYS, which --keys sets first.\n' +
+        'With --auth-issuer the endpoint is an OAuth protected resource: its metadata is at\n' +
+        '/.well-known/oauth-protected-resource/mcp and every request needs a valid token.\n' +
+        'Over --stdio there are no tokens: a stdio server takes credentials from its environment.',
     )
     .action(async (module: string, options: ServeOptions) => {
       noServerCommand('serve');

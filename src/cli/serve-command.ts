@@ -2,7 +2,8 @@
  * `tessera serve <module>`: serves a module's server over HTTP (default) or
  * stdio, with the state keys from `--keys` or TESSERA_STATE_KEYS, and says on
  * stderr how to connect. In stdio mode stdout carries MCP messages only, so
- * the module's own console.log output is sent to stderr.
+ * the module's own console.log output is sent to stderr. With `--auth-issuer`
+ * the HTTP endpoint is a protected resource trusting that issuer's tokens.
  */
 
 import { Console } from 'node:console';
@@ -12,9 +13,12 @@ import {
   KeyRing,
   LinkClientTransport,
   serveHttp,
+  protectedResource,
   serveLink,
   serveStdio,
   STATE_KEYS_ENV,
+  tokenIntrospection,
+  type HttpAuthorization,
   type McpServerOptions,
   type RequestHandler,
   type RunningHttpServer,
@@ -29,6 +33,50 @@ export interface ServeOptions {
   host?: string;
   stdio?: boolean;
   keys?: string;
+  /** The authorization server whose access tokens are accepted. */
+  authIssuer?: string;
+  /** The canonical URL of the endpoint (default: the URL served). */
+  authResource?: string;
+  /** Scopes every request needs, space- or comma-separated. */
+  authScopes?: string;
+  /** Check opaque tokens by introspection as this client (secret in TESSERA_AUTH_CLIENT_SECRET) instead of as JWTs. */
+  authIntrospectionClient?: string;
+}
+
+/** Where `--auth-introspection-client` finds its secret (never on the command line, where `ps` shows it). */
+export const AUTH_CLIENT_SECRET_ENV = 'TESSERA_AUTH_CLIENT_SECRET';
+
+/** The protected-resource option from the `--auth-*` flags; undefined without `--auth-issuer`. */
+function authFrom(options: ServeOptions, host: string): { auth: HttpAuthorization; describe: (url: string) => string } | undefined {
+  const { authIssuer, authResource, authScopes, authIntrospectionClient } = options;
+  if (authIssuer === undefined) {
+    if (authResource !== undefined || authScopes !== undefined || authIntrospectionClient !== undefined) {
+      throw new UsageError('--auth-resource, --auth-scopes and --auth-introspection-client need --auth-issuer <issuer URL>');
+    }
+    return undefined;
+  }
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host) || host.startsWith('127.');
+  if (!loopback && authResource === undefined) {
+    throw new UsageError(`--auth-issuer on ${host}: give the public URL clients use with --auth-resource (it is the audience tokens must name)`);
+  }
+  const scopes = authScopes?.split(/[\s,]+/).filter((scope) => scope !== '');
+  let verifier;
+  if (authIntrospectionClient !== undefined) {
+    const clientSecret = process.env[AUTH_CLIENT_SECRET_ENV];
+    if (!clientSecret) throw new UsageError(`--auth-introspection-client needs the client's secret in ${AUTH_CLIENT_SECRET_ENV}`);
+    verifier = tokenIntrospection({ clientId: authIntrospectionClient, clientSecret });
+  }
+  let auth: HttpAuthorization;
+  try {
+    auth = protectedResource({ issuer: authIssuer, ...(authResource !== undefined ? { resource: authResource } : {}), ...(scopes ? { scopes } : {}), ...(verifier ? { verifier } : {}) });
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/^protectedResource: /, '--auth-issuer/--auth-scopes: '));
+  }
+  const how = verifier ? `introspected at ${authIssuer}` : `JWTs from ${authIssuer}`;
+  return {
+    auth,
+    describe: (url) => `  Protected: access tokens (${how}) for ${authResource ?? url}${scopes?.length ? `, scopes ${scopes.join(' ')}` : ''}`,
+  };
 }
 
 /** The key ring text to use: `--keys`, else the environment; checked here so a typo fails before anything starts. */
@@ -88,17 +136,20 @@ async function serveOverStdio(specifier: string, serverOptions: McpServerOptions
 async function serveOverHttp(specifier: string, options: ServeOptions, serverOptions: McpServerOptions): Promise<number> {
   const port = parsePort(options.port);
   const host = options.host ?? '127.0.0.1';
+  const protection = authFrom(options, host);
   const loaded = await loadServerModule(specifier, serverOptions);
   let running: RunningHttpServer;
   try {
-    running = await serveHttp(loaded.handler, { port, host });
+    running = await serveHttp(loaded.handler, { port, host, ...(protection ? { auth: protection.auth } : {}) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new CliError(`Port ${port} on ${host} is in use: choose another with --port (0 picks a free one)`);
+    if (error instanceof TypeError) throw new UsageError(error.message);
     throw new CliError(`Could not listen on ${host}:${port}: ${(error as Error).message}`);
   }
   const tool = (await firstToolHint(loaded.handler)) ?? '<tool>';
   say(`tessera: serving ${named(loaded, specifier)} on ${colors.bold(running.url)}`);
+  if (protection) say(protection.describe(running.url));
   say(`  Try it:   npx tessera call ${running.url} ${tool}`);
   say(`  List:     npx tessera list ${running.url}`);
   say('  Stop:     Ctrl-C');
@@ -123,6 +174,9 @@ export async function runServe(specifier: string, options: ServeOptions): Promis
   const serverOptions: McpServerOptions = keys === undefined ? {} : { state: { keys } };
   if (options.stdio) {
     if (options.port !== undefined || options.host !== undefined) throw new UsageError('--stdio serves on stdin/stdout: --port and --host do not apply');
+    if (options.authIssuer !== undefined || options.authResource !== undefined || options.authScopes !== undefined || options.authIntrospectionClient !== undefined) {
+      throw new UsageError('--stdio is not authorized with tokens (the spec says a stdio server takes its credentials from the environment): the --auth-* options are for HTTP');
+    }
     return serveOverStdio(specifier, serverOptions);
   }
   return serveOverHttp(specifier, options, serverOptions);

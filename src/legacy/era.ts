@@ -72,7 +72,7 @@ class LegacyEra implements ServerExtension {
     private readonly host: ServerHost,
     options: LegacyOptions,
   ) {
-    this.sessions = new Sessions(options);
+    this.sessions = new Sessions(options, (message) => host.logger.warn(message));
     this.live = { answerTimeoutMs: options.answerTimeoutMs ?? 10 * 60_000, maxRounds: options.maxRounds ?? 10 };
     this.unsubscribe = host.changes.subscribe((change) => void this.tellSessions(change));
   }
@@ -100,7 +100,7 @@ class LegacyEra implements ServerExtension {
   }
 
   private async serveHttpSession(request: JsonRpcRequest, channel: RequestChannel, sessionId: string): Promise<Reply> {
-    const session = await this.sessions.http(sessionId);
+    const session = await this.sessions.http(sessionId, channel.principal);
     if (!session) {
       const error = McpError.unknownSession(sessionId);
       return { message: errorResponse(request.id, error), condition: error.condition };
@@ -119,7 +119,7 @@ class LegacyEra implements ServerExtension {
     const id = context.header?.('mcp-session-id');
     const version = context.header?.('mcp-protocol-version')?.trim();
     // A stray session id on 2026-07-28 traffic is ignored (§12.6).
-    if (id !== undefined && !(version !== undefined && MODERN_PROTOCOL_VERSIONS.includes(version))) return (await this.sessions.http(id)) ?? null;
+    if (id !== undefined && !(version !== undefined && MODERN_PROTOCOL_VERSIONS.includes(version))) return (await this.sessions.http(id, context.principal)) ?? null;
     return this.sessions.ofConnection(context.connection);
   }
 
@@ -152,11 +152,11 @@ class LegacyEra implements ServerExtension {
     });
   }
 
-  async openStream(header: (name: string) => string | undefined, open: () => StreamSink): Promise<number> {
+  async openStream(header: (name: string) => string | undefined, open: () => StreamSink, principal?: string): Promise<number> {
     const id = header('mcp-session-id');
     if (id === undefined) return 405; // 2026-07-28 has no GET stream
     if (unservedVersion(header('mcp-protocol-version')?.trim())) return 400;
-    const session = await this.sessions.http(id);
+    const session = await this.sessions.http(id, principal);
     if (!session) return 404;
     // One standalone stream per session; the spec allows a second GET only an SSE stream or 405.
     if (session.live.stream) return 405;
@@ -170,10 +170,12 @@ class LegacyEra implements ServerExtension {
     return 200;
   }
 
-  async endSession(header: (name: string) => string | undefined): Promise<number> {
+  async endSession(header: (name: string) => string | undefined, principal?: string): Promise<number> {
     const id = header('mcp-session-id');
     if (id === undefined) return 405;
     if (unservedVersion(header('mcp-protocol-version')?.trim())) return 400;
+    // Only its maker may end a session.
+    if (!(await this.sessions.http(id, principal))) return 404;
     return (await this.sessions.end(id, 'The client ended the session')) ? 200 : 404;
   }
 

@@ -27,6 +27,8 @@ export async function handshake(request: JsonRpcRequest, channel: RequestChannel
     clientInfo: isImplementation(params.clientInfo) ? params.clientInfo : undefined,
     initialized: false,
     subscriptions: [],
+    // Bound to its maker: every later message on the session must come from the same caller.
+    ...(channel.principal !== undefined ? { principal: channel.principal } : {}),
   };
   let headers: Record<string, string> | undefined;
   if (channel.connection) {

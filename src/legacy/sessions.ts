@@ -40,7 +40,10 @@ export class Sessions {
   /** The bound of the default store, for a refusal's message (undefined when the store is the app's). */
   readonly maxSessions: number | undefined;
 
-  constructor(limits: SessionLimits = {}) {
+  constructor(
+    limits: SessionLimits = {},
+    private readonly warn?: (message: string) => void,
+  ) {
     this.maxSessions = limits.store ? undefined : (limits.maxSessions ?? 1000);
     this.store =
       limits.store ??
@@ -81,11 +84,19 @@ export class Sessions {
     return session;
   }
 
-  /** The HTTP session with this id, or undefined (unknown, ended, idle too long). */
-  async http(id: string): Promise<SessionHandle | undefined> {
+  /**
+   * The HTTP session with this id, or undefined (unknown, ended, idle too
+   * long — or made by another caller than `principal`, which is told no more
+   * than that the session does not exist, and does not end it).
+   */
+  async http(id: string, principal: string | undefined): Promise<SessionHandle | undefined> {
     const data = await this.store.get(id);
     if (!data) {
       this.endLive(id, 'The session ended');
+      return undefined;
+    }
+    if (data.principal !== principal) {
+      this.warn?.(`Refused a message on 2025-11-25 session ${id}: it belongs to another caller`);
       return undefined;
     }
     return this.httpHandle(data);

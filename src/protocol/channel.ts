@@ -5,6 +5,7 @@
  * 2025-11-25 lifecycle take the messages only that lifecycle has.
  */
 
+import type { AuthInfo } from './authorization.js';
 import type { ErrorCondition } from './errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.js';
 
@@ -31,8 +32,14 @@ export interface RequestChannel {
   send(message: JsonRpcNotification | JsonRpcRequest): void;
   /** Request header lookup (lower-case names) on HTTP; absent on stdio and in memory. */
   header?(name: string): string | undefined;
-  /** Who is calling, as established by the transport's authentication hook; absent when anonymous. */
+  /**
+   * Who is calling, as the transport established it (a verified token's
+   * issuer, subject and client, or what an `authenticate` hook returned);
+   * absent when anonymous. Bound into sealed state, tasks and 2025 sessions.
+   */
   readonly principal?: string;
+  /** The verified access token's caller, when the transport checks tokens (`ctx.auth`). */
+  readonly auth?: AuthInfo;
   /** The connection the request came on; absent on HTTP, where each POST stands alone. */
   readonly connection?: Connection;
 }
@@ -61,11 +68,19 @@ export interface StreamSink {
 export interface PeerMessageContext {
   header?(name: string): string | undefined;
   connection?: Connection;
+  /** Who sent it, as the transport established it (see `RequestChannel.principal`). */
+  principal?: string;
 }
 
 /** Anything that answers MCP requests: the server, or a test double. */
 export interface RequestHandler {
   handleRequest(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply>;
+  /**
+   * The OAuth scopes `request` needs, from what it calls (a tool's, prompt's or
+   * resource's `scopes`), so that an HTTP transport checking tokens can refuse
+   * it with 403 before it runs. Empty when it needs none.
+   */
+  requiredScopes?(request: JsonRpcRequest): readonly string[];
   /**
    * A response from the client (to a server-initiated request of a 2025-era
    * session). Returns the HTTP status to answer with (202 when taken).
@@ -76,8 +91,9 @@ export interface RequestHandler {
   /**
    * HTTP GET on the endpoint: a standalone stream for a 2025-era session.
    * Returns the status; 200 means `open()` was called and the stream is in use.
+   * `principal` is the caller, as for requests.
    */
-  openStream?(header: (name: string) => string | undefined, open: () => StreamSink): number | Promise<number>;
+  openStream?(header: (name: string) => string | undefined, open: () => StreamSink, principal?: string): number | Promise<number>;
   /** HTTP DELETE on the endpoint: ends a 2025-era session. Returns the status. */
-  endSession?(header: (name: string) => string | undefined): number | Promise<number>;
+  endSession?(header: (name: string) => string | undefined, principal?: string): number | Promise<number>;
 }

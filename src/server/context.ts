@@ -1,5 +1,6 @@
 /** What a handler sees of its request: who asked, with which capabilities, and how to report back. */
 
+import type { AuthInfo } from '../protocol/authorization.js';
 import type { RequestChannel } from '../protocol/channel.js';
 import { notification, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { Notification } from '../protocol/methods.js';
@@ -29,8 +30,18 @@ export interface CoreContext {
   /** The capabilities the client declared on this request (never inferred from earlier ones). */
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
-  /** The authenticated caller, or undefined when anonymous. */
+  /**
+   * Who calls, as bound into this flow's sealed state and tasks: with a
+   * protected HTTP endpoint, the verified token's issuer, subject and client;
+   * with an `authenticate` hook, what it returned; undefined when anonymous.
+   */
   readonly principal: string | undefined;
+  /**
+   * The verified access token's caller (`subject`, `clientId`, `scopes`,
+   * `issuer`, `claims`) when the HTTP endpoint is a protected resource;
+   * undefined otherwise (stdio, anonymous, no `auth`).
+   */
+  readonly auth: AuthInfo | undefined;
   /** Aborted when the client cancels or disconnects. */
   readonly signal: AbortSignal;
   /** The request's whole `_meta`. */
@@ -102,6 +113,7 @@ export class RequestExchange implements CoreContext {
   readonly clientCapabilities: ClientCapabilities;
   readonly clientInfo: Implementation | undefined;
   readonly principal: string | undefined;
+  readonly auth: AuthInfo | undefined;
   readonly meta: Readonly<Record<string, unknown>>;
 
   private readonly channel: RequestChannel;
@@ -121,6 +133,7 @@ export class RequestExchange implements CoreContext {
     this.clientCapabilities = meta.clientCapabilities;
     this.clientInfo = meta.clientInfo;
     this.principal = channel.principal;
+    this.auth = channel.auth;
     this.meta = meta.raw;
     this.channel = channel;
     this.requestMeta = meta;

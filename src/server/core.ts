@@ -20,6 +20,7 @@ import type { ServerContext } from './context.js';
 import { contextClass, type ContextClass } from './context-class.js';
 import type { ContextMember, ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from './extension.js';
 import { inputRoundsFor } from './input-state.js';
+import { operationScopes, type ScopeSources } from './operation-scopes.js';
 import { coreMethodOffered, coreMethods } from './methods.js';
 import { cacheHints, stderrLogger, type CacheableList, type ServerLogger, type ServerOptions } from './options.js';
 import { PromptRegistry } from './prompts.js';
@@ -51,6 +52,12 @@ export class ServerCore implements ServerHost {
   private readonly Context: ContextClass;
   private capabilityCache: ServerCapabilities | undefined;
   private inputRounds: InputRounds | undefined;
+  private readonly scopeSources: ScopeSources = {
+    tool: (name) => this.tools.scopes(name),
+    prompt: (name) => this.prompts.scopes(name),
+    resource: (uri) => this.resources.scopesFor(uri),
+    template: (uriTemplate) => this.resources.templateScopes(uriTemplate),
+  };
 
   /** Point 3 of the request path: a tool's hand-off goes to the extension it names. */
   private readonly takeHandOff: TakeHandOff = (handOff, call) => {
@@ -109,6 +116,11 @@ export class ServerCore implements ServerHost {
     if (request.method === Method.PromptsGet) return this.prompts.asksOf(params.name);
     if (request.method === Method.ResourcesRead) return this.resources.asksOf(params.uri);
     return undefined;
+  }
+
+  /** The OAuth scopes `request` needs, from the definition of what it calls (operation-scopes.ts). */
+  requiredScopes(request: JsonRpcRequest): readonly string[] {
+    return operationScopes(request, this.scopeSources);
   }
 
   /** Whether a retry of this request must redeem its state once: for every flow, or for the tool that asks it. */

@@ -47,8 +47,8 @@ export interface ServerExtension {
   /** Messages that are not requests, and HTTP GET and DELETE (2025-11-25 sessions). Each returns the HTTP status. */
   handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;
   handleNotification?(notification: JsonRpcNotification, context: PeerMessageContext): number | Promise<number>;
-  openStream?(header: (name: string) => string | undefined, open: () => StreamSink): number | Promise<number>;
-  endSession?(header: (name: string) => string | undefined): number | Promise<number>;
+  openStream?(header: (name: string) => string | undefined, open: () => StreamSink, principal?: string): number | Promise<number>;
+  endSession?(header: (name: string) => string | undefined, principal?: string): number | Promise<number>;
 
   /** The server is shutting down. */
   close?(): void;

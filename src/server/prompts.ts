@@ -2,6 +2,7 @@
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { AskKind } from '../protocol/capabilities.js';
+import { checkScopeNames } from '../protocol/authorization.js';
 import { McpError } from '../protocol/errors.js';
 import type { GetPromptResult, Icon, InputRequiredResult, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
 import type { Completer } from './completion.js';
@@ -27,6 +28,8 @@ export interface PromptDefinition<A extends PromptArguments | undefined = undefi
   complete?: Record<string, Completer>;
   /** The kinds of question the handler may ask (see ToolDefinition.asks). */
   asks?: AskKind[];
+  /** OAuth scopes a caller's token must grant to get this prompt (or complete its arguments), when the HTTP transport checks tokens. */
+  scopes?: readonly string[];
 }
 
 export type PromptHandler<A> = (args: PromptArgsOf<A>, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
@@ -34,6 +37,7 @@ export type PromptHandler<A> = (args: PromptArgsOf<A>, ctx: RequestContext) => P
 interface RegisteredPrompt {
   descriptor: Prompt;
   asks: AskKind[] | undefined;
+  scopes: readonly string[] | undefined;
   schema: ResolvedSchema | undefined;
   complete: Record<string, Completer> | undefined;
   handler: (args: unknown, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
@@ -76,8 +80,10 @@ export class PromptRegistry {
     }
     if (definition.icons !== undefined) descriptor.icons = definition.icons;
     if (definition._meta !== undefined) descriptor._meta = definition._meta;
+    if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Prompt "${name}"`);
     this.prompts.set(name, {
       descriptor,
+      scopes: definition.scopes,
       schema,
       complete: definition.complete,
       asks: definition.asks,
@@ -98,6 +104,11 @@ export class PromptRegistry {
     this.listCache ??= [...this.prompts.values()].map((p) => p.descriptor);
     const page = paginate('prompts', this.listCache, (p) => p.name, cursor, pageSize);
     return page.nextCursor === undefined ? { prompts: page.items } : { prompts: page.items, nextCursor: page.nextCursor };
+  }
+
+  /** The scopes getting a prompt needs. */
+  scopes(name: unknown): readonly string[] | undefined {
+    return typeof name === 'string' ? this.prompts.get(name)?.scopes : undefined;
   }
 
   completer(name: string, argument: string): Completer | undefined | null {

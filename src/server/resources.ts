@@ -1,6 +1,7 @@
 /** Resources and resource templates: registration, `resources/list`, `resources/templates/list`, `resources/read`. */
 
 import { Router } from 'uri-template-router';
+import { checkScopeNames } from '../protocol/authorization.js';
 import { bytesToBase64 } from '../protocol/base64.js';
 import type { AskKind } from '../protocol/capabilities.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
@@ -35,6 +36,8 @@ export interface ResourceDefinition {
   cache?: Partial<CacheHints>;
   /** The kinds of question the handler may ask (see ToolDefinition.asks). */
   asks?: AskKind[];
+  /** OAuth scopes a caller's token must grant to read this resource, when the HTTP transport checks tokens. */
+  scopes?: readonly string[];
 }
 
 export interface ResourceTemplateDefinition {
@@ -51,6 +54,8 @@ export interface ResourceTemplateDefinition {
   complete?: Record<string, Completer>;
   /** The kinds of question the handler may ask (see ToolDefinition.asks). */
   asks?: AskKind[];
+  /** OAuth scopes a caller's token must grant to read what the template matches (or complete its variables). */
+  scopes?: readonly string[];
 }
 
 export type ResourceHandler = (uri: string, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
@@ -62,6 +67,7 @@ export type TemplateHandler = (
 
 interface StaticEntry {
   descriptor: Resource;
+  scopes: readonly string[] | undefined;
   cache: Partial<CacheHints> | undefined;
   asks: AskKind[] | undefined;
   handler: ResourceHandler;
@@ -69,6 +75,7 @@ interface StaticEntry {
 
 interface TemplateEntry {
   descriptor: ResourceTemplate;
+  scopes: readonly string[] | undefined;
   cache: Partial<CacheHints> | undefined;
   asks: AskKind[] | undefined;
   complete: Record<string, Completer> | undefined;
@@ -137,7 +144,8 @@ export class ResourceRegistry {
       throw new TypeError(`Resource URI "${uri}" must be an absolute URI with a scheme`);
     }
     if (this.resources.has(uri)) throw new TypeError(`Resource "${uri}" is already registered`);
-    this.resources.set(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, cache: definition.cache, asks: definition.asks, handler });
+    if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Resource "${uri}"`);
+    this.resources.set(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, scopes: definition.scopes, cache: definition.cache, asks: definition.asks, handler });
     this.changed();
     return () => {
       if (this.resources.delete(uri)) this.changed();
@@ -147,8 +155,10 @@ export class ResourceRegistry {
   addTemplate(definition: ResourceTemplateDefinition, handler: TemplateHandler): () => void {
     const template = definition.uriTemplate;
     if (this.templates.has(template)) throw new TypeError(`Resource template "${template}" is already registered`);
+    if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Resource template "${template}"`);
     const entry: TemplateEntry = {
       descriptor: pick(definition, TEMPLATE_FIELDS) as ResourceTemplate,
+      scopes: definition.scopes,
       cache: definition.cache,
       asks: definition.asks,
       complete: definition.complete,
@@ -201,6 +211,18 @@ export class ResourceRegistry {
   asksOf(uri: unknown): AskKind[] | undefined {
     if (typeof uri !== 'string') return undefined;
     return this.resources.get(uri)?.asks ?? this.matchTemplate(uri)?.entry.asks;
+  }
+
+  /** The scopes reading `uri` needs: its resource's, else the matching template's. */
+  scopesFor(uri: unknown): readonly string[] | undefined {
+    if (typeof uri !== 'string') return undefined;
+    const entry = this.resources.get(uri);
+    return entry ? entry.scopes : this.matchTemplate(uri)?.entry.scopes;
+  }
+
+  /** The scopes of a template, by its text (for completions of its variables). */
+  templateScopes(uriTemplate: unknown): readonly string[] | undefined {
+    return typeof uriTemplate === 'string' ? this.templates.get(uriTemplate)?.scopes : undefined;
   }
 
   /** The completer for a template variable, by the template text the client referenced. */

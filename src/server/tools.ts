@@ -1,6 +1,7 @@
 /** Tools: registration, `tools/list` and `tools/call`. */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { checkScopeNames } from '../protocol/authorization.js';
 import { McpError } from '../protocol/errors.js';
 import { collectHeaderParams, type HeaderParam } from '../protocol/header-values.js';
 import { isObject } from '../protocol/guards.js';
@@ -64,6 +65,12 @@ export interface ToolDefinition<S extends SchemaInput | undefined = undefined> {
    * handler's first notification rides the already-open 200 stream.
    */
   asks?: AskKind[];
+  /**
+   * OAuth scopes a caller's token must grant to call this tool, when the HTTP
+   * transport checks tokens (`auth`): otherwise 403 `insufficient_scope`
+   * naming them, before the handler runs. Not enforced over stdio.
+   */
+  scopes?: readonly string[];
 }
 
 interface RegisteredTool {
@@ -107,6 +114,7 @@ export class ToolRegistry {
     const { params: headerParams, problems } = collectHeaderParams(inputSchema);
     if (problems.length > 0) throw new TypeError(`${owner}: ${problems.join('; ')}`);
     const output = definition.output === undefined ? undefined : resolveSchema(definition.output, 'output', owner);
+    if (definition.scopes !== undefined) checkScopeNames(definition.scopes, owner);
 
     const descriptor: Tool = { name, inputSchema };
     if (definition.title !== undefined) descriptor.title = definition.title;
@@ -151,6 +159,11 @@ export class ToolRegistry {
   /** A tool's definition as registered, or undefined. */
   definition(name: unknown): ToolDefinition<SchemaInput | undefined> | undefined {
     return typeof name === 'string' ? this.tools.get(name)?.definition : undefined;
+  }
+
+  /** The scopes calling a tool needs (none for an unknown tool: that is -32602 later). */
+  scopes(name: unknown): readonly string[] | undefined {
+    return typeof name === 'string' ? this.tools.get(name)?.definition.scopes : undefined;
   }
 
   /** Every tool's definition, in registration order. */

@@ -19,6 +19,8 @@ export interface SessionData {
   logLevel?: LoggingLevel;
   /** `resources/subscribe` URIs. */
   subscriptions: string[];
+  /** Who made the session (the principal of its `initialize`); anything else on it from another caller, or none, is refused. */
+  principal?: string;
 }
 
 export type SessionPatch = Partial<Pick<SessionData, 'initialized' | 'logLevel' | 'subscriptions'>>;

@@ -53,10 +53,14 @@ export function importGraph(srcDir: string): ImportGraph {
   return graph;
 }
 
-/** The layer of a file: its first folder under src/, or `root` for src/*.ts. */
+/** Layers that are split in two by role, each half a layer of its own. */
+const SPLIT_LAYERS: ReadonlySet<string> = new Set(['auth']);
+
+/** The layer of a file: its first folder under src/ (`auth/client` and `auth/server` for auth), or `root` for src/*.ts. */
 export function layerOf(file: string): string {
-  const slash = file.indexOf('/');
-  return slash < 0 ? 'root' : file.slice(0, slash);
+  const parts = file.split('/');
+  if (parts.length === 1) return 'root';
+  return SPLIT_LAYERS.has(parts[0]!) && parts.length > 2 ? `${parts[0]}/${parts[1]}` : parts[0]!;
 }
 
 export interface LayerRule {
@@ -75,10 +79,14 @@ export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'schema', only: ['protocol'] },
   { layer: 'stores', only: ['protocol', 'platform'] },
   { layer: 'transport', only: ['protocol'] },
-  { layer: 'auth', only: ['protocol'] },
-  { layer: 'mrtr', never: ['server', 'client', 'transport', 'legacy', 'tasks', 'auth', 'cli'] },
-  { layer: 'server', never: ['legacy', 'tasks', 'client', 'auth', 'cli'] },
-  { layer: 'client', never: ['server', 'mrtr', 'legacy', 'tasks', 'schema', 'stores', 'cli'] },
+  // The client's sign-in: web-standard, and nothing of the client itself (it wraps the transport's fetch).
+  { layer: 'auth/client', only: ['protocol'] },
+  // The resource server: the transport seam and the caller's types (protocol), SHA-256 for DPoP (platform),
+  // the redemption store and expiring map (stores). Never the server, client, eras, tasks or the CLI.
+  { layer: 'auth/server', only: ['protocol', 'platform', 'stores'] },
+  { layer: 'mrtr', never: ['server', 'client', 'transport', 'legacy', 'tasks', 'auth/client', 'auth/server', 'cli'] },
+  { layer: 'server', never: ['legacy', 'tasks', 'client', 'auth/client', 'auth/server', 'cli'] },
+  { layer: 'client', never: ['server', 'mrtr', 'legacy', 'tasks', 'schema', 'stores', 'auth/server', 'cli'] },
 ];
 
 /** Only cli (and the command's entry) may import cli. */

@@ -3,7 +3,8 @@
  * as a person runs it: it prints the sign-in URL, the test follows it (login
  * and consent over HTTP, then the redirect to the CLI's 127.0.0.1 listener),
  * the call completes; the next run uses the stored token without signing in;
- * `tessera logout` forgets it. The config directory is a temporary one.
+ * `tessera logout` forgets it. The config directory is a temporary one. Run
+ * against the small raw protected server and against Tessera's own.
  */
 
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -13,26 +14,69 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopAll } from '../helpers/child-processes.js';
 import { runCli, TerminalSession } from '../helpers/cli.js';
 import { startAuthorizationServer, TestBrowser, type RunningAuthorizationServer } from '../helpers/authorization-server.js';
-import { startProtectedServer, type RunningProtectedServer } from '../helpers/protected-mcp-server.js';
+import { startProtectedServer } from '../helpers/protected-mcp-server.js';
+import { startProtectedTessera } from '../helpers/protected-tessera.js';
 
-let as: RunningAuthorizationServer;
-let server: RunningProtectedServer;
-let configDir: string;
+/** What the tests need of a protected server and its authorization server. */
+interface Protected {
+  url: string;
+  resource: string;
+  as: RunningAuthorizationServer;
+  /** Whether any request was a 2025-11-25 initialize. */
+  sawInitialize(): boolean;
+  close(): Promise<void>;
+}
 
-beforeAll(async () => {
-  as = await startAuthorizationServer();
-  server = await startProtectedServer({ issuer: as.issuer, jwksUrl: as.jwksUrl });
-  configDir = mkdtempSync(join(tmpdir(), 'tessera-config-'));
-});
+const SERVERS: Record<string, () => Promise<Protected>> = {
+  'the raw protected server': async () => {
+    const as = await startAuthorizationServer();
+    const server = await startProtectedServer({ issuer: as.issuer, jwksUrl: as.jwksUrl });
+    return {
+      url: server.url,
+      resource: server.resource,
+      as,
+      sawInitialize: () => server.log.requests.some((r) => r.method === 'initialize'),
+      close: async () => {
+        await server.close();
+        await as.close();
+      },
+    };
+  },
+  "Tessera's protected server": async () => {
+    const t = await startProtectedTessera({
+      tools: (server) => server.tool('whoami', { description: 'Says hello.' }, async (_args, ctx) => `hello from a protected server (${ctx.auth?.subject})`),
+    });
+    return {
+      url: t.url,
+      resource: t.url,
+      as: t.as,
+      // A 2025 initialize is a POST without Mcp-Method.
+      sawInitialize: () => t.requests.some((r) => r.httpMethod === 'POST' && r.method === undefined),
+      close: () => t.close(),
+    };
+  },
+};
 
-afterAll(async () => {
+afterAll(() => {
   stopAll();
-  await server?.close();
-  await as?.close();
-  rmSync(configDir, { recursive: true, force: true });
 });
 
-describe('tessera call against a protected server', () => {
+describe.each(Object.keys(SERVERS))('tessera call against %s', (kind) => {
+  let server: Protected;
+  let as: RunningAuthorizationServer;
+  let configDir: string;
+
+  beforeAll(async () => {
+    server = await SERVERS[kind]!();
+    as = server.as;
+    configDir = mkdtempSync(join(tmpdir(), 'tessera-config-'));
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    rmSync(configDir, { recursive: true, force: true });
+  });
+
   it('prints the sign-in URL, receives the redirect on 127.0.0.1, completes the call, and keeps the tokens in a 0600 file', async () => {
     const session = new TerminalSession(['call', server.url, 'whoami'], { env: { TESSERA_CONFIG_DIR: configDir } });
     try {
@@ -80,7 +124,7 @@ describe('tessera call against a protected server', () => {
     expect(run.stderr).toContain('requires signing in, and there is no terminal');
     expect(run.stderr).not.toMatch(/\n\s+at /);
     // Not a 2025 server: the CLI never tried initialize; and it registered nothing it could not use.
-    expect(server.log.requests.some((r) => r.method === 'initialize')).toBe(false);
+    expect(server.sawInitialize()).toBe(false);
     expect(as.log.registrations).toHaveLength(1);
   });
 });

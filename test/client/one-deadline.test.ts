@@ -34,9 +34,11 @@ describe('one deadline for a request and its recoveries', () => {
     const client = await new Client({ name: 'deadline', version: '1' }, { era: 'modern', requestTimeoutMs: 5000 }).connect(transport);
     await client.callTool('t');
     const [first, retry] = transport.allowances;
-    expect(first).toBe(5000);
+    // The whole budget, less what elapsed before sending (a millisecond or two on a busy machine).
+    expect(first).toBeLessThanOrEqual(5000);
     // The first attempt's 120 ms are gone from the retry's allowance (100: timers may fire a little early).
     expect(retry).toBeLessThanOrEqual(5000 - 100);
+    expect(first).toBeGreaterThan(retry!);
     await client.close();
   });
 

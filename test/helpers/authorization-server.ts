@@ -6,14 +6,20 @@
  * (`TestBrowser` plays the user's browser: it follows redirects, keeps
  * cookies, and approves or denies at the consent screen).
  *
- * Reused by the server-side authorization tests: `audience` + `jwksUrl` +
- * `issuer` are what a resource server needs to verify the tokens.
+ * Reused by the server-side authorization tests: static clients (a service
+ * using client credentials, apps for several users, a resource server that
+ * introspects), tokens minted straight from the token endpoint
+ * (`clientCredentialsToken`, `userToken`, DPoP-bound when given a key),
+ * opaque tokens with introspection, and a signing key rotation that a
+ * resource server must pick up without a restart (`rotateSigningKey`).
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { type ClientMetadata, type Configuration, type KoaContextWithOIDC, type ResponseType } from 'oidc-provider';
+import { importJWK, SignJWT, type JWK } from 'jose';
 import type { AuthorizationRequest, UserAuthorization } from '../../src/index.js';
+import { dpopProof, type DpopKey } from './dpop.js';
 
 export interface AuthorizationServerOptions {
   /** Scopes a resource server may be granted (default mcp:read mcp:write). */
@@ -22,6 +28,40 @@ export interface AuthorizationServerOptions {
   accessTokenTtl?: number;
   /** Offer DPoP (RFC 9449): tokens asked for with a proof are bound to its key (default off). */
   dpop?: boolean;
+  /** Clients registered from the start (`client_id`, `client_secret`, `grant_types`, `redirect_uris`…). */
+  clients?: StaticClient[];
+  /** Access tokens as JWTs (default) or opaque handles that only introspection can read. */
+  accessTokenFormat?: 'jwt' | 'opaque';
+}
+
+export interface StaticClient extends ClientMetadata {
+  client_id: string;
+  client_secret?: string;
+  grant_types?: string[];
+  redirect_uris?: string[];
+  response_types?: ResponseType[];
+  token_endpoint_auth_method?: ClientMetadata['token_endpoint_auth_method'];
+}
+
+/** A confidential client for the client credentials grant. */
+export function serviceClient(clientId: string, clientSecret = `${clientId}-secret`): StaticClient {
+  return { client_id: clientId, client_secret: clientSecret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' };
+}
+
+/** A public app whose users sign in with the authorization code flow (PKCE), redirecting to TestBrowser's default URI. */
+export function appClient(clientId: string, redirectUri = 'http://127.0.0.1:9/callback'): StaticClient {
+  return { client_id: clientId, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' };
+}
+
+/** A resource server's own client at the authorization server, for token introspection (no grants). */
+export function introspectingClient(clientId: string, clientSecret = `${clientId}-secret`): StaticClient {
+  return { client_id: clientId, client_secret: clientSecret, grant_types: [], response_types: [], redirect_uris: [], token_endpoint_auth_method: 'client_secret_basic' };
+}
+
+export interface IssuedToken {
+  accessToken: string;
+  tokenType: string;
+  scope: string | undefined;
 }
 
 /** What the server saw, for assertions. */
@@ -38,7 +78,26 @@ export interface RunningAuthorizationServer {
   issuer: string;
   jwksUrl: string;
   log: AuthorizationServerLog;
-  provider: Provider;
+  /** The provider in use (a new one after `rotateSigningKey`). */
+  readonly provider: Provider;
+  /** The `kid` tokens are signed with now. */
+  readonly signingKid: string;
+  /** A token for a client, by the client credentials grant, for `resource` (DPoP-bound when `dpopKey` is given). */
+  clientCredentialsToken(request: { clientId: string; clientSecret?: string; resource: string; scope?: string; dpopKey?: DpopKey }): Promise<IssuedToken>;
+  /** A token for `user` through `clientId` (a public app client), by the authorization code flow with PKCE and consent. */
+  userToken(request: { user: string; clientId: string; resource: string; scope: string; redirectUri?: string }): Promise<IssuedToken>;
+  /**
+   * Starts signing with a new key, as an operator rotating keys does: the key
+   * set publishes the new key first and, with `keepOld` (default true), the
+   * old one after it. Sessions and grants of the old provider are gone.
+   */
+  rotateSigningKey(options?: { keepOld?: boolean }): Promise<void>;
+  /**
+   * Signs claims with the authorization server's current key, as its tokens
+   * are (`typ: at+jwt`, its `kid`): for tests that need one claim wrong and
+   * everything else right (expired, another audience, another issuer).
+   */
+  signAccessToken(claims: Record<string, unknown>, header?: Record<string, unknown>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -69,13 +128,16 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const configuration: Configuration = {
-    clients: [],
+  let keys: JsonWebKey[] = [await ecSigningKey('test-es256')];
+  const configure = (): Configuration => ({
+    clients: options.clients ?? [],
     clientDefaults: { id_token_signed_response_alg: 'ES256', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
     scopes: ['openid', 'offline_access', ...resourceScopes.split(' ')],
     features: {
       devInteractions: { enabled: false },
       dPoP: { enabled: options.dpop === true },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
       registration: { enabled: true },
       revocation: { enabled: true },
       resourceIndicators: {
@@ -86,7 +148,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
           scope: resourceScopes,
           audience: resourceIndicator,
           accessTokenTTL: options.accessTokenTtl ?? 300,
-          accessTokenFormat: 'jwt',
+          accessTokenFormat: options.accessTokenFormat ?? 'jwt',
           jwt: { sign: { alg: 'ES256' } },
         }),
       },
@@ -96,18 +158,30 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     interactions: { url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}` },
     findAccount: async (_ctx, accountId) => ({ accountId, claims: async () => ({ sub: accountId }) }),
-    jwks: { keys: [await ecSigningKey()] },
+    jwks: { keys },
     cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
-    ttl: { AccessToken: 300, Interaction: 600, Session: 600, Grant: 600, AuthorizationCode: 60, RefreshToken: 3600 },
-  };
-  provider = new Provider(issuer, configuration);
-  provider.on('registration_create.success', (_ctx, client) => log.registrations.push(client.clientId));
-  provider.on('authorization.accepted', (ctx) => log.authorizations.push(new URLSearchParams(ctx.querystring)));
-  provider.on('grant.success', (ctx) => {
-    const params = ctx.oidc.params as Record<string, unknown> | undefined;
-    log.grants.push({ grantType: String(params?.grant_type ?? ''), clientId: ctx.oidc.client?.clientId });
+    ttl: {
+      AccessToken: options.accessTokenTtl ?? 300,
+      ClientCredentials: options.accessTokenTtl ?? 300,
+      Interaction: 600,
+      Session: 600,
+      Grant: 600,
+      AuthorizationCode: 60,
+      RefreshToken: 3600,
+    },
   });
-  const callback = provider.callback();
+  let callback!: ReturnType<Provider['callback']>;
+  const start = (): void => {
+    provider = new Provider(issuer, configure());
+    provider.on('registration_create.success', (_ctx, client) => log.registrations.push(client.clientId));
+    provider.on('authorization.accepted', (ctx) => log.authorizations.push(new URLSearchParams(ctx.querystring)));
+    provider.on('grant.success', (ctx) => {
+      const params = ctx.oidc.params as Record<string, unknown> | undefined;
+      log.grants.push({ grantType: String(params?.grant_type ?? ''), clientId: ctx.oidc.client?.clientId });
+    });
+    callback = provider.callback();
+  };
+  start();
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', issuer);
@@ -147,20 +221,67 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     }
   }
 
+  async function token(form: Record<string, string>, headers: Record<string, string> = {}): Promise<IssuedToken> {
+    const response = await fetch(`${issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
+    const json = (await response.json()) as Record<string, unknown>;
+    if (response.status !== 200) throw new Error(`The token endpoint said ${response.status}: ${JSON.stringify(json)}`);
+    return { accessToken: String(json.access_token), tokenType: String(json.token_type), scope: typeof json.scope === 'string' ? json.scope : undefined };
+  }
+
+  let rotations = 0;
   return {
     issuer,
     jwksUrl: `${issuer}/jwks`,
     log,
-    provider,
+    get provider() {
+      return provider!;
+    },
+    get signingKid() {
+      return String((keys[0] as { kid: string }).kid);
+    },
+    clientCredentialsToken: async ({ clientId, clientSecret, resource, scope, dpopKey }) => {
+      const secret = clientSecret ?? `${clientId}-secret`;
+      const headers: Record<string, string> = { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` };
+      if (dpopKey) headers.dpop = await dpopProof(dpopKey, 'POST', `${issuer}/token`);
+      return token({ grant_type: 'client_credentials', resource, ...(scope ? { scope } : {}) }, headers);
+    },
+    userToken: async ({ user, clientId, resource, scope, redirectUri = 'http://127.0.0.1:9/callback' }) => {
+      const verifier = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+      const challenge = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))).toString('base64url');
+      const url = new URL(`${issuer}/auth`);
+      for (const [name, value] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, scope, resource, code_challenge: challenge, code_challenge_method: 'S256', state: 'test-state' })) {
+        url.searchParams.set(name, value);
+      }
+      const browser = new TestBrowser(redirectUri);
+      browser.user = user;
+      const landing = await browser.follow(url, redirectUri);
+      const code = landing.searchParams.get('code');
+      if (!code) throw new Error(`No code in the redirect: ${landing.href}`);
+      return token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId, resource });
+    },
+    rotateSigningKey: async ({ keepOld = true } = {}) => {
+      rotations += 1;
+      const fresh = await ecSigningKey(`test-es256-${rotations}`);
+      keys = keepOld ? [fresh, ...keys] : [fresh];
+      start();
+    },
+    signAccessToken: async (claims, header = {}) => {
+      const key = await importJWK(keys[0] as JWK, 'ES256');
+      return new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: String((keys[0] as { kid: string }).kid), ...header } as never).sign(key);
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => undefined),
   };
 }
 
-async function ecSigningKey(): Promise<JsonWebKey> {
+async function ecSigningKey(kid: string): Promise<JsonWebKey> {
   const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
   // WebCrypto's key_ops ("sign") would be published with the public key and stop verifiers using it.
   const { key_ops: _ops, ext: _ext, ...jwk } = await crypto.subtle.exportKey('jwk', pair.privateKey);
-  return { ...jwk, alg: 'ES256', use: 'sig', kid: 'test-es256' } as JsonWebKey;
+  return { ...jwk, alg: 'ES256', use: 'sig', kid } as JsonWebKey;
 }
 
 /** What the test's user does at the consent screen. */

@@ -157,6 +157,10 @@ export interface LegacySession {
   initializedStatus: number | undefined;
 }
 
+function definedHeaders(headers: Record<string, string | undefined> = {}): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
+
 /** The 2025 handshake, as a 2025 SDK client sends it (id 0, no version header, no _meta). */
 export async function legacyInitialize(url: string, options: InitializeOptions = {}): Promise<LegacySession> {
   const reply = await legacyPost(
@@ -182,7 +186,8 @@ export async function legacyInitialize(url: string, options: InitializeOptions =
   if (options.initialized !== false) {
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...sessionHeaders(sessionId, String(result.protocolVersion)) },
+      // The same caller as the handshake (its credentials), or a server that binds sessions to callers refuses it.
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...definedHeaders(options.headers), ...sessionHeaders(sessionId, String(result.protocolVersion)) },
       body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
     });
     await res.arrayBuffer();

@@ -4,8 +4,10 @@
  * request's bearer token with jose against the authorization server's JWKS
  * (issuer, audience = this server, expiry), answers 401 / 403
  * `insufficient_scope` challenges as the spec words them, and hands accepted
- * requests to a Tessera McpServer. Tessera's own server has no authorization
- * yet; this stands in until it does.
+ * requests to a Tessera McpServer. Tessera's own protected server
+ * (protected-tessera.ts) serves the tests that need no more; this one stays
+ * for those that steer the server from outside (expire the tokens it has
+ * seen, move it to another authorization server, any scope per method).
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

@@ -9,20 +9,10 @@
 import type * as oauth from 'oauth4webapi';
 import { AuthorizationError } from './errors.js';
 import { assertSecure, getJson, type HttpOptions } from './http.js';
+import { authorizationServerMetadataUrls } from '../../protocol/oauth-urls.js';
 
-/** The well-known URLs to try for an issuer, in order. */
-export function authorizationServerMetadataUrls(issuer: string): string[] {
-  const url = new URL(issuer);
-  const path = url.pathname.replace(/\/$/, '');
-  if (path === '' || path === '/') {
-    return [`${url.origin}/.well-known/oauth-authorization-server`, `${url.origin}/.well-known/openid-configuration`];
-  }
-  return [
-    `${url.origin}/.well-known/oauth-authorization-server${path}`,
-    `${url.origin}/.well-known/openid-configuration${path}`,
-    `${url.origin}${path}/.well-known/openid-configuration`,
-  ];
-}
+// Shared with the server side, which finds its issuers' keys the same way.
+export { authorizationServerMetadataUrls };
 
 const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'registration_endpoint'] as const;
 

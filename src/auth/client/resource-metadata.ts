@@ -9,6 +9,10 @@
 import { AuthorizationError } from './errors.js';
 import type { HttpOptions } from './http.js';
 import { getJson } from './http.js';
+import { canonicalResource, resourceMetadataUrls } from '../../protocol/oauth-urls.js';
+
+// Shared with the server side, which serves the documents these find.
+export { canonicalResource, resourceMetadataUrls };
 
 export interface ResourceMetadata {
   /** The resource identifier the document names: the `resource` sent to authorization servers (RFC 8707). */
@@ -17,26 +21,6 @@ export interface ResourceMetadata {
   scopesSupported: string[] | undefined;
   /** Where the document came from. */
   url: string;
-}
-
-/**
- * The canonical URI of an MCP server (RFC 8707 §2, spec: no fragment, no
- * query, lower-case scheme and host, no trailing slash on a path).
- */
-export function canonicalResource(serverUrl: string | URL): string {
-  const url = new URL(serverUrl);
-  url.hash = '';
-  url.search = '';
-  const text = url.href;
-  return url.pathname === '/' ? text.slice(0, -1) : text.replace(/\/$/, '');
-}
-
-/** The well-known URIs to try for a server without a `resource_metadata` hint, in the spec's order. */
-export function resourceMetadataUrls(serverUrl: string | URL): string[] {
-  const url = new URL(serverUrl);
-  const path = url.pathname.replace(/\/$/, '');
-  const root = `${url.origin}/.well-known/oauth-protected-resource`;
-  return path && path !== '/' ? [`${root}${path}`, root] : [root];
 }
 
 /** True when `resource` names this server: the same origin, and a path that is the server's path or a parent of it. */

@@ -6,12 +6,19 @@
  * a notification first, so every 4xx the spec fixes is still possible until then.
  */
 
+import type { EndpointAuthorization, HttpAuthorization } from '../../protocol/authorization.js';
 import type { PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink } from '../../protocol/channel.js';
 import { McpError } from '../../protocol/errors.js';
 import { errorResponse, parseMessage, serializeMessage, type JsonRpcNotification, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import type { RequestId } from '../../protocol/types.js';
+import { CallerCheck, isRefusal, type AuthenticateHook, type Caller, type CallerRequest } from './caller.js';
 import { HostGuard, type HostGuardOptions } from './host-guard.js';
+import { metadataResponse } from './metadata-route.js';
 import { SSE_HEADERS, SseStream, type ByteSink } from './sse.js';
 import { httpStatusFor } from './status.js';
+
+export { HttpError } from './http-error.js';
+export type { AuthenticateHook } from './caller.js';
 
 export interface HttpTransportOptions extends HostGuardOptions {
   /** Largest accepted request body in bytes (default 4 MiB); larger bodies get 413. */
@@ -21,22 +28,21 @@ export interface HttpTransportOptions extends HostGuardOptions {
   /** Turns off the Host/Origin check (e.g. behind a proxy that already enforces it). */
   dnsRebindingProtection?: boolean;
   /**
-   * Establishes the caller from request headers (e.g. a bearer token). Return
-   * the principal, `undefined` for anonymous, or throw `HttpError` (401/403) to refuse.
+   * The endpoint as an OAuth 2.1 protected resource (`protectedResource(…)`):
+   * every request's access token verified, challenges, scopes, the Protected
+   * Resource Metadata served beside the endpoint, the caller bound into
+   * everything. Checked on every request, POST, GET and DELETE alike.
    */
-  authenticate?: (header: (name: string) => string | undefined) => string | undefined | Promise<string | undefined>;
-}
-
-/** An HTTP-level refusal with its status, for `authenticate` hooks and adapters. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'HttpError';
-  }
+  auth?: HttpAuthorization;
+  /** The public URL of this endpoint: the resource `auth` protects when it names none (`serveHttp` sets its own). */
+  endpoint?: string;
+  /**
+   * Establishes the caller from request headers, on every request (after
+   * `auth`, whose verified caller it sees). Return the principal, `undefined`
+   * for anonymous (or to keep the token's principal), or throw `HttpError`
+   * (401/403) to refuse.
+   */
+  authenticate?: AuthenticateHook;
 }
 
 /** The request as the core needs it, from any HTTP library. */
@@ -48,6 +54,8 @@ export interface HttpRequestView {
   readonly signal: AbortSignal;
   /** Whether the client disconnected (without making the signal, which costs more). */
   readonly aborted: boolean;
+  /** The request target: path and query, as received. */
+  readonly target: string;
 }
 
 /** How the core answers, implemented by each adapter. */
@@ -60,7 +68,7 @@ export interface HttpResponder {
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
-function jsonError(status: number, error: McpError, id?: string | number): [number, Record<string, string>, string] {
+function jsonError(status: number, error: McpError, id?: RequestId): [number, Record<string, string>, string] {
   return [status, JSON_HEADERS, JSON.stringify(errorResponse(id, error))];
 }
 
@@ -70,6 +78,15 @@ function retryAfterOf(reply: Reply): number | undefined {
   const data = 'error' in reply.message ? reply.message.error.data : undefined;
   const seconds = typeof data === 'object' && data !== null ? (data as { retryAfterSeconds?: unknown }).retryAfterSeconds : undefined;
   return typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : undefined;
+}
+
+const NO_SCOPES: readonly string[] = Object.freeze([]);
+const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: undefined, auth: undefined });
+
+/** The path of a request target, without its query. */
+export function pathOf(target: string): string {
+  const query = target.indexOf('?');
+  return query < 0 ? target : target.slice(0, query);
 }
 
 function acceptsSse(accept: string | undefined): boolean {
@@ -84,14 +101,35 @@ export class HttpCore {
   readonly maxBodyBytes: number;
   private readonly guard: HostGuard | undefined;
   private readonly keepAliveMs: number;
+  /** The endpoint's authorization, settled once (its resource URL known). */
+  private readonly authorization: EndpointAuthorization | undefined;
+  private readonly callers: CallerCheck | undefined;
 
   constructor(
     private readonly handler: RequestHandler,
-    private readonly options: HttpTransportOptions = {},
+    options: HttpTransportOptions = {},
   ) {
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
     this.guard = options.dnsRebindingProtection === false ? undefined : new HostGuard(options);
+    this.authorization = options.auth?.forEndpoint(options.endpoint);
+    this.callers = this.authorization || options.authenticate ? new CallerCheck(this.authorization, options.authenticate) : undefined;
+  }
+
+  /**
+   * The Protected Resource Metadata, when `request` asks for it (any other
+   * path is the adapter's to answer). Only the Host check applies: the
+   * document is public and browsers read it from other origins.
+   */
+  metadata(request: HttpRequestView): [number, Record<string, string>, string] | undefined {
+    if (!this.authorization) return undefined;
+    const path = pathOf(request.target);
+    if (!this.authorization.metadataAt(path)) return undefined;
+    const refusal = this.guard?.check(request.header('host'), undefined);
+    if (refusal) return jsonError(403, McpError.invalidRequest(`Forbidden: ${refusal}`));
+    // Where the CORS option (in progress on main) will add its headers for this route.
+    const crossOrigin: Record<string, string> = {};
+    return metadataResponse(this.authorization, request.method, path, crossOrigin);
   }
 
   /**
@@ -150,8 +188,24 @@ export class HttpCore {
     }
   }
 
+  /**
+   * The caller of one request, or undefined when it was refused (the refusal
+   * is sent). Every request is authenticated on its own: there is no session
+   * to remember a caller by.
+   */
+  private async caller(request: CallerRequest, responder: HttpResponder, scopes: readonly string[] = NO_SCOPES, id?: RequestId): Promise<Caller | undefined> {
+    if (!this.callers) return ANONYMOUS_CALLER;
+    const outcome = await this.callers.establish(request, scopes);
+    if (!isRefusal(outcome)) return outcome;
+    const error = outcome.status >= 500 ? McpError.internal(outcome.message) : McpError.invalidRequest(outcome.message);
+    responder.send(outcome.status, { ...JSON_HEADERS, ...outcome.headers }, JSON.stringify(errorResponse(id, error)));
+    return undefined;
+  }
+
   /** HTTP GET: a standalone SSE stream of a 2025-era session. */
   private async serveStream(request: HttpRequestView, responder: HttpResponder): Promise<void> {
+    const caller = await this.caller(request, responder);
+    if (!caller) return;
     if (!request.header('accept')?.includes('text/event-stream')) {
       responder.send(...jsonError(406, McpError.invalidRequest('Not acceptable: a GET stream needs Accept: text/event-stream')));
       return;
@@ -162,13 +216,15 @@ export class HttpCore {
       const opened = stream;
       return { send: (message) => opened.send(message), close: () => opened.end(), signal: request.signal };
     };
-    const status = await this.handler.openStream!((name) => request.header(name), open);
+    const status = await this.handler.openStream!((name) => request.header(name), open, caller.principal);
     if (!stream) responder.send(...this.bare(status));
   }
 
   /** HTTP DELETE: ends a 2025-era session. */
   private async endSession(request: HttpRequestView, responder: HttpResponder): Promise<void> {
-    responder.send(...this.bare(await this.handler.endSession!((name) => request.header(name))));
+    const caller = await this.caller(request, responder);
+    if (!caller) return;
+    responder.send(...this.bare(await this.handler.endSession!((name) => request.header(name), caller.principal)));
   }
 
   /** A body-less answer to GET or DELETE, with the Allow header a 405 needs. */
@@ -182,22 +238,15 @@ export class HttpCore {
 
   /** One POST whose body has been read. */
   private async respond(request: HttpRequestView, body: string, responder: HttpResponder): Promise<void> {
-    let principal: string | undefined;
-    if (this.options.authenticate) {
-      try {
-        principal = await this.options.authenticate((name) => request.header(name));
-      } catch (error) {
-        if (error instanceof HttpError) {
-          responder.send(error.status, { ...JSON_HEADERS, ...error.headers }, JSON.stringify(errorResponse(undefined, McpError.invalidRequest(error.message))));
-        } else {
-          responder.send(...jsonError(500, McpError.internal()));
-        }
-        return;
-      }
-    }
-
     const incoming = parseMessage(body);
-    const peer: PeerMessageContext = { header: (name) => request.header(name) };
+    // Authenticated before anything is answered, even a malformed body; the scopes are those of what the request calls.
+    const scopes = this.authorization && incoming.kind === 'request' ? (this.handler.requiredScopes?.(incoming.message) ?? NO_SCOPES) : NO_SCOPES;
+    // No await at all when nothing checks the caller: the common, unprotected case stays as fast as before.
+    const caller = this.callers ? await this.caller(request, responder, scopes, incoming.kind === 'request' ? incoming.message.id : undefined) : ANONYMOUS_CALLER;
+    if (!caller) return;
+    const { principal, auth } = caller;
+
+    const peer: PeerMessageContext = { header: (name) => request.header(name), principal };
     switch (incoming.kind) {
       case 'invalid':
         responder.send(...jsonError(httpStatusFor(incoming.error.code), incoming.error, incoming.id));
@@ -228,6 +277,7 @@ export class HttpCore {
       },
       header: (name) => request.header(name),
       principal,
+      auth,
     };
     const reply = await this.handler.handleRequest(message, channel);
     if (reply.withhold) {

@@ -43,14 +43,19 @@ export function createFetchHandler(handler: RequestHandler, options: HttpTranspo
     // Cancelled when the runtime aborts the request or the client stops reading the stream.
     const abort = new AbortController();
     const signal = AbortSignal.any([request.signal, abort.signal]);
+    const url = new URL(request.url);
     const view: HttpRequestView = {
       method: request.method,
+      target: `${url.pathname}${url.search}`,
       header: (name) => request.headers.get(name) ?? undefined,
       signal,
       get aborted() {
         return signal.aborted;
       },
     };
+    // Routed here too, the Protected Resource Metadata of a protected endpoint.
+    const metadata = core.metadata(view);
+    if (metadata) return new Response(metadata[0] === 204 || metadata[2] === '' || view.method === 'HEAD' ? null : metadata[2], { status: metadata[0], headers: metadata[1] });
     const refusal = core.precheck(view);
     if (refusal) return new Response(refusal[2], { status: refusal[0], headers: refusal[1] });
     const body = view.method === 'POST' ? await readBody(request, core.maxBodyBytes) : '';

@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestHandler } from '../../protocol/channel.js';
-import { HttpCore, type HttpRequestView, type HttpResponder, type HttpTransportOptions } from './core.js';
+import { HttpCore, pathOf, type HttpRequestView, type HttpResponder, type HttpTransportOptions } from './core.js';
 import { LOOPBACK_HOSTS } from './host-guard.js';
 import type { ByteSink } from './sse.js';
 
@@ -40,6 +40,11 @@ function responderFor(res: ServerResponse): HttpResponder {
   };
 }
 
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
 /** A `(req, res)` listener serving MCP on `path`; mount it on any node:http-compatible server. */
 export function createNodeHandler(
   handler: RequestHandler,
@@ -48,10 +53,13 @@ export function createNodeHandler(
   const core = new HttpCore(handler, options);
   const path = options.path ?? '/mcp';
   return (req, res) => {
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
-    if ((query < 0 ? url : url.slice(0, query)) !== path) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+    const target = req.url ?? '/';
+    if (pathOf(target) !== path) {
+      // Beside the endpoint, only its Protected Resource Metadata (when it is a protected resource).
+      const metadata = core.metadata({ method: req.method ?? 'GET', header: (name) => headerOf(req, name), target, signal: new AbortController().signal, aborted: false });
+      if (metadata) responderFor(res).send(...metadata);
+      else res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+      req.resume();
       return;
     }
     // The AbortController is made only if something looks at the signal; most requests never do.
@@ -64,10 +72,8 @@ export function createNodeHandler(
     });
     const view: HttpRequestView = {
       method: req.method ?? 'GET',
-      header: (name) => {
-        const value = req.headers[name];
-        return Array.isArray(value) ? value.join(', ') : value;
-      },
+      target,
+      header: (name) => headerOf(req, name),
       get signal() {
         if (!controller) {
           controller = new AbortController();
@@ -144,7 +150,8 @@ export async function serveHttp(handler: RequestHandler, options: HttpServeOptio
     ...options,
     allowedHosts: options.allowedHosts ?? (loopback ? LOOPBACK_HOSTS : 'any'),
   };
-  const server = createServer(createNodeHandler(handler, effective));
+  // The handler is attached once listening: the URL (with its port) is the default resource of `auth`.
+  const server = createServer();
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -155,8 +162,15 @@ export async function serveHttp(handler: RequestHandler, options: HttpServeOptio
   });
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}${options.path ?? '/mcp'}`;
+  try {
+    server.on('request', createNodeHandler(handler, { ...effective, endpoint: options.endpoint ?? url }));
+  } catch (error) {
+    server.close();
+    throw error;
+  }
   return {
-    url: `http://${urlHost}:${port}${options.path ?? '/mcp'}`,
+    url,
     port,
     server,
     close: () =>
