@@ -21,6 +21,7 @@ export type { SchemaInput, JsonSchemaObject } from './schema/resolve.js';
 
 export { createNodeHandler, serveHttp, type HttpServeOptions, type NodeHandlerOptions, type RunningHttpServer } from './transport/http/node.js';
 export { createFetchHandler } from './transport/http/fetch.js';
+export type { CorsOptions } from './transport/http/cors.js';
 export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
 export { serveStdio, streamLink } from './transport/stdio.js';
 export { serveLink, type LinkServer } from './transport/serve-link.js';

@@ -4,7 +4,7 @@
  * test an outage. `.ci/run` installs redis-server when it is missing.
  */
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import { forgetPid, stopPid, trackPid } from './child-processes.js';
 
@@ -15,6 +15,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
+}
+
+function existsOnPath(command: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 }
 
 async function freePort(): Promise<number> {
@@ -40,6 +44,9 @@ function answersPing(port: number): Promise<boolean> {
 }
 
 export async function startRedis(): Promise<RedisServer> {
+  if (!existsOnPath('redis-server')) {
+    throw new Error('redis-server is not installed: the Redis tests start a real one (Debian: apt-get install redis-server; .ci/run does)');
+  }
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {

@@ -12,6 +12,7 @@ import { McpError } from '../../protocol/errors.js';
 import { errorResponse, parseMessage, serializeMessage, type JsonRpcNotification, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import type { RequestId } from '../../protocol/types.js';
 import { CallerCheck, isRefusal, type AuthenticateHook, type Caller, type CallerRequest } from './caller.js';
+import { Cors, type CorsOptions } from './cors.js';
 import { HostGuard, type HostGuardOptions } from './host-guard.js';
 import { metadataResponse } from './metadata-route.js';
 import { SSE_HEADERS, SseStream, type ByteSink } from './sse.js';
@@ -27,6 +28,8 @@ export interface HttpTransportOptions extends HostGuardOptions {
   keepAliveMs?: number;
   /** Turns off the Host/Origin check (e.g. behind a proxy that already enforces it). */
   dnsRebindingProtection?: boolean;
+  /** CORS for browser clients: the origins whose pages may call the endpoint (off by default). */
+  cors?: CorsOptions;
   /**
    * The endpoint as an OAuth 2.1 protected resource (`protectedResource(…)`):
    * every request's access token verified, challenges, scopes, the Protected
@@ -100,6 +103,7 @@ function acceptsJsonOrSse(accept: string | undefined): boolean {
 export class HttpCore {
   readonly maxBodyBytes: number;
   private readonly guard: HostGuard | undefined;
+  private readonly cors: Cors | undefined;
   private readonly keepAliveMs: number;
   /** The endpoint's authorization, settled once (its resource URL known). */
   private readonly authorization: EndpointAuthorization | undefined;
@@ -111,7 +115,9 @@ export class HttpCore {
   ) {
     this.maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
     this.keepAliveMs = options.keepAliveMs ?? 15_000;
-    this.guard = options.dnsRebindingProtection === false ? undefined : new HostGuard(options);
+    this.cors = options.cors ? new Cors(options.cors) : undefined;
+    // An origin CORS allows is one the Origin check lets through.
+    this.guard = options.dnsRebindingProtection === false ? undefined : new HostGuard(options, this.cors?.allowedOrigins);
     this.authorization = options.auth?.forEndpoint(options.endpoint);
     this.callers = this.authorization || options.authenticate ? new CallerCheck(this.authorization, options.authenticate) : undefined;
   }
@@ -127,8 +133,8 @@ export class HttpCore {
     if (!this.authorization.metadataAt(path)) return undefined;
     const refusal = this.guard?.check(request.header('host'), undefined);
     if (refusal) return jsonError(403, McpError.invalidRequest(`Forbidden: ${refusal}`));
-    // Where the CORS option (in progress on main) will add its headers for this route.
-    const crossOrigin: Record<string, string> = {};
+    // A public document: with CORS on, any page may read it.
+    const crossOrigin: Record<string, string> = this.cors ? { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, HEAD, OPTIONS' } : {};
     return metadataResponse(this.authorization, request.method, path, crossOrigin);
   }
 
@@ -137,8 +143,22 @@ export class HttpCore {
    * and read the body. `contentLength` lets an oversized body be refused unread.
    */
   precheck(request: HttpRequestView): [number, Record<string, string>, string] | undefined {
-    const refusal = this.guard?.check(request.header('host'), request.header('origin'));
+    const refusal = this.precheckFor(request);
+    return refusal && this.withCors(request, refusal);
+  }
+
+  /** The CORS headers for `request`'s origin added to an answer. */
+  private withCors(request: HttpRequestView, [status, headers, body]: [number, Record<string, string>, string]): [number, Record<string, string>, string] {
+    return this.cors ? [status, { ...headers, ...this.cors.headersFor(request.header('origin')) }, body] : [status, headers, body];
+  }
+
+  private precheckFor(request: HttpRequestView): [number, Record<string, string>, string] | undefined {
+    const origin = request.header('origin');
+    const refusal = this.guard?.check(request.header('host'), origin);
     if (refusal) return jsonError(403, McpError.invalidRequest(`Forbidden: ${refusal}`));
+    if (request.method === 'OPTIONS' && this.cors) {
+      return this.cors.preflight(origin, request.header('access-control-request-method'), request.header('access-control-request-headers'));
+    }
     if (request.method === 'GET' || request.method === 'DELETE') {
       const supported = request.method === 'GET' ? this.handler.openStream : this.handler.endSession;
       // Handled by `serveStream` / `endSession` when the server has 2025-era sessions.
@@ -169,14 +189,15 @@ export class HttpCore {
    */
   async serve(request: HttpRequestView, body: string, responder: HttpResponder): Promise<void> {
     let answered = false;
+    const cors = this.cors?.headersFor(request.header('origin'));
     const tracked: HttpResponder = {
       send: (status, headers, text) => {
         answered = true;
-        responder.send(status, headers, text);
+        responder.send(status, cors ? { ...headers, ...cors } : headers, text);
       },
       stream: (headers) => {
         answered = true;
-        return responder.stream(headers);
+        return responder.stream(cors ? { ...headers, ...cors } : headers);
       },
     };
     try {

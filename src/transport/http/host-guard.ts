@@ -30,7 +30,11 @@ export class HostGuard {
   private readonly origins: ReadonlySet<string> | undefined;
   private readonly anyOrigin: boolean;
 
-  constructor(options: HostGuardOptions = {}) {
+  /** Origins let through besides the configured ones (those the CORS option allows). */
+  private readonly alsoAllowed: ReadonlySet<string> | 'any';
+
+  constructor(options: HostGuardOptions = {}, alsoAllowed: readonly string[] | 'any' = []) {
+    this.alsoAllowed = alsoAllowed === 'any' ? 'any' : new Set(alsoAllowed.map((o) => o.toLowerCase()));
     const hosts = options.allowedHosts ?? LOOPBACK_HOSTS;
     this.hosts = hosts === 'any' ? undefined : new Set(hosts.map((h) => h.toLowerCase()));
     this.anyOrigin = options.allowedOrigins === 'any';
@@ -44,12 +48,16 @@ export class HostGuard {
   check(host: string | undefined, origin: string | undefined): string | undefined {
     if (this.hosts) {
       if (host === undefined) return 'the Host header is missing';
-      if (!this.hosts.has(hostnameOf(host))) return `Host '${host}' is not allowed (configure allowedHosts)`;
+      if (!this.hosts.has(hostnameOf(host))) return `Host '${host}' is not allowed (allowed: ${[...this.hosts].join(', ')}; configure allowedHosts)`;
     }
-    if (origin !== undefined && !this.anyOrigin && !this.originAllowed(origin)) {
+    if (origin !== undefined && !this.anyOrigin && !this.originAllowed(origin) && !this.alsoAllows(origin)) {
       return `Origin '${origin}' is not allowed (configure allowedOrigins)`;
     }
     return undefined;
+  }
+
+  private alsoAllows(origin: string): boolean {
+    return this.alsoAllowed === 'any' || this.alsoAllowed.has(origin.trim().toLowerCase());
   }
 
   private originAllowed(origin: string): boolean {

@@ -128,6 +128,15 @@ export interface HttpServeOptions extends NodeHandlerOptions {
   port?: number;
   /** Interface to bind (default 127.0.0.1). */
   host?: string;
+  /** How long a slow client may take, in ms (Node's defaults are far more patient). */
+  timeouts?: {
+    /** To send its request headers (default 10 s). */
+    headersMs?: number;
+    /** To send its whole request, body included (default 30 s; a long SSE response is not limited by it). */
+    requestMs?: number;
+    /** An idle kept-alive connection stays open (default 65 s, beyond the 60 s of common load balancers). */
+    keepAliveMs?: number;
+  };
 }
 
 export interface RunningHttpServer {
@@ -140,19 +149,22 @@ export interface RunningHttpServer {
 
 /**
  * Serves MCP over HTTP on `host:port`. On a loopback interface the Host/Origin
- * check is on with the loopback names; on any other interface it needs
- * `allowedHosts` (or is off when none is given, since the names are unknown).
+ * check is on with the loopback names (plus any `allowedHosts`); on any other
+ * interface it checks `allowedHosts` (or is off when none is given, since the
+ * names are unknown). Slow clients are bounded by `timeouts`.
  */
 export async function serveHttp(handler: RequestHandler, options: HttpServeOptions = {}): Promise<RunningHttpServer> {
   const host = options.host ?? '127.0.0.1';
   const loopback = LOOPBACK_HOSTS.includes(host) || host.startsWith('127.');
-  const effective: NodeHandlerOptions = {
-    ...options,
-    allowedHosts: options.allowedHosts ?? (loopback ? LOOPBACK_HOSTS : 'any'),
-  };
+  // Listening on loopback, the loopback names stay allowed beside any public names given (the printed URL must work).
+  const allowedHosts = options.allowedHosts === 'any' ? 'any' : loopback ? [...new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? [])])] : (options.allowedHosts ?? 'any');
+  const effective: NodeHandlerOptions = { ...options, allowedHosts };
   // The handler is attached once listening: the URL (with its port) is the default resource of `auth`.
-  const server = createServer();
-  server.keepAliveTimeout = 65_000;
+  // Timeouts are checked this often (Node's default, 30 s, would let a slow client far past them).
+  const server = createServer({ connectionsCheckingInterval: 1000 });
+  server.headersTimeout = options.timeouts?.headersMs ?? 10_000;
+  server.requestTimeout = options.timeouts?.requestMs ?? 30_000;
+  server.keepAliveTimeout = options.timeouts?.keepAliveMs ?? 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
