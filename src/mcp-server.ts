@@ -46,7 +46,10 @@ export class McpServer implements RequestHandler {
     const stores = options.stores ?? {};
     const tasksOptions = stores.tasks ? { ...options.tasks, store: stores.tasks } : options.tasks;
     const extensions: ExtensionFactory[] = [tasks(tasksOptions)];
-    if (options.legacy !== false) extensions.unshift(legacyEra(stores.sessions ? { ...options.legacy, store: stores.sessions } : options.legacy));
+    if (options.legacy !== false) {
+      const legacy = { ...options.legacy, ...(stores.sessions ? { store: stores.sessions } : {}), ...(stores.sessionBus ? { bus: stores.sessionBus } : {}) };
+      extensions.unshift(legacyEra(legacy));
+    }
     const core: ServerOptions = {
       ...options,
       ...(stores.changes ? { changes: stores.changes } : {}),

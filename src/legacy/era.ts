@@ -126,7 +126,12 @@ class LegacyEra implements ServerExtension {
   async handleResponse(response: JsonRpcResponse, context: PeerMessageContext): Promise<number> {
     const session = await this.sessionOf(context);
     if (session === null) return 404;
-    return session?.live.answer(response) ? 202 : 400;
+    if (!session) return 400;
+    if (session.live.answer(response)) return 202;
+    // The handler waiting for it may be on another instance sharing the sessions: the answer goes there.
+    if (!this.sessions.bus.shared) return 400;
+    this.sessions.tellOthers({ type: 'answer', sessionId: session.data.id, response });
+    return 202;
   }
 
   handleNotification(note: JsonRpcNotification, context: PeerMessageContext): number | Promise<number> {
@@ -142,10 +147,15 @@ class LegacyEra implements ServerExtension {
       if (note.method === Notification.Initialized) {
         await session.update({ initialized: true });
         session.live.markInitialized();
+        this.sessions.tellOthers({ type: 'initialized', sessionId: session.data.id });
       }
       if (note.method === Notification.Cancelled) {
         const id = note.params?.requestId;
-        if (typeof id === 'string' || typeof id === 'number') session.live.inFlight.get(id)?.abort(new Error('Cancelled by the client'));
+        if (typeof id === 'string' || typeof id === 'number') {
+          const running = session.live.inFlight.get(id);
+          if (running) running.abort(new Error('Cancelled by the client'));
+          else this.sessions.tellOthers({ type: 'cancel', sessionId: session.data.id, requestId: id });
+        }
       }
       this.sessions.release(session);
       return 202;

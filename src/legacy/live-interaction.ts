@@ -67,8 +67,7 @@ export class LiveInteraction implements Interaction {
     if (request.method === InputMethod.Elicit && params.mode === 'url') params.elicitationId = randomUuid();
     const deliver = (message: JsonRpcRequest): void => {
       if (this.channel.canNotify) this.channel.send(message);
-      else if (this.session.stream) this.session.stream.send(message);
-      else throw McpError.internal('The client accepts no stream, so the server cannot ask it anything');
+      else if (!this.session.sendOnStream(message)) throw McpError.internal('The client accepts no stream, so the server cannot ask it anything');
     };
     return this.session.request(deliver, request.method, params, this.channel.signal, this.options.answerTimeoutMs);
   }

@@ -10,6 +10,7 @@ import { McpError } from '../protocol/errors.js';
 import type { Connection, StreamSink } from '../protocol/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { RequestId, Result } from '../protocol/types.js';
+import { randomId } from '../platform/crypto.js';
 
 interface Waiting {
   resolve: (result: Result) => void;
@@ -23,6 +24,8 @@ export class LiveSession {
   stream: StreamSink | undefined;
   private readonly waiting = new Map<RequestId, Waiting>();
   private nextId = 1;
+  /** Server-initiated request ids are unique across instances sharing the session: this live part's own prefix. */
+  private readonly idPrefix: string | undefined;
   private initialized = false;
   private readonly onInitialized = new Set<() => void>();
 
@@ -30,7 +33,11 @@ export class LiveSession {
     readonly id: string,
     /** The stdio (or in-memory) connection this session is; undefined on HTTP. */
     readonly connection: Connection | undefined,
-  ) {}
+    /** Where a message goes when this instance has no way to the client (another instance holds the GET stream). */
+    private readonly elsewhere?: (message: JsonRpcNotification | JsonRpcRequest) => void,
+  ) {
+    this.idPrefix = connection ? undefined : randomId(6);
+  }
 
   /** The client sent notifications/initialized (on any instance: the session's data says so too). */
   markInitialized(): void {
@@ -87,7 +94,7 @@ export class LiveSession {
     signal: AbortSignal,
     timeoutMs: number,
   ): Promise<Result> {
-    const id = this.nextId++;
+    const id: RequestId = this.idPrefix ? `${this.idPrefix}-${this.nextId++}` : this.nextId++;
     return new Promise<Result>((resolve, reject) => {
       const settle = (): void => {
         clearTimeout(timer);
@@ -132,6 +139,17 @@ export class LiveSession {
   notify(message: JsonRpcNotification): void {
     if (this.connection) this.connection.send(message);
     else this.stream?.send(message);
+  }
+
+  /** Sends a message on the session's GET stream, here or (through the session bus) on the instance that holds it; false when there is none. */
+  sendOnStream(message: JsonRpcNotification | JsonRpcRequest): boolean {
+    if (this.stream) {
+      this.stream.send(message);
+      return true;
+    }
+    if (!this.elsewhere) return false;
+    this.elsewhere(message);
+    return true;
   }
 
   /** Ends what the session has here: pending answers fail, the stream closes, requests in flight are aborted. */

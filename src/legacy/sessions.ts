@@ -6,6 +6,7 @@
 
 import type { Connection } from '../protocol/channel.js';
 import { randomUuid } from '../platform/crypto.js';
+import { MemorySessionBus, type SessionBus, type SessionEvent } from '../stores/session-bus.js';
 import { MemorySessionStore, type SessionData, type SessionPatch, type SessionStore } from '../stores/session-store.js';
 import { LiveSession } from './live-session.js';
 
@@ -23,6 +24,8 @@ export interface SessionLimits {
   idleTimeoutMs?: number;
   /** Where HTTP sessions are kept (default: this process's memory, bounded by the limits above). */
   store?: SessionStore;
+  /** How instances sharing the store reach the live part of a session another one holds (default: this process only). */
+  bus?: SessionBus;
 }
 
 /** Where a stdio connection keeps its 2025-era session. */
@@ -39,12 +42,16 @@ export class Sessions {
   private readonly stdio = new Set<StdioSession>();
   /** The bound of the default store, for a refusal's message (undefined when the store is the app's). */
   readonly maxSessions: number | undefined;
+  readonly bus: SessionBus;
+  private readonly unsubscribe: () => void;
 
   constructor(
     limits: SessionLimits = {},
     private readonly warn?: (message: string) => void,
   ) {
     this.maxSessions = limits.store ? undefined : (limits.maxSessions ?? 1000);
+    this.bus = limits.bus ?? new MemorySessionBus();
+    this.unsubscribe = this.bus.subscribe((event) => this.onBusEvent(event));
     this.store =
       limits.store ??
       new MemorySessionStore({
@@ -109,7 +116,10 @@ export class Sessions {
 
   private httpHandle(data: SessionData): SessionHandle {
     let live = this.live.get(data.id);
-    if (!live) this.live.set(data.id, (live = new LiveSession(data.id, undefined)));
+    if (!live) {
+      const elsewhere = this.bus.shared ? (message: Extract<SessionEvent, { type: 'message' }>['message']) => this.tellOthers({ type: 'message', sessionId: data.id, message }) : undefined;
+      this.live.set(data.id, (live = new LiveSession(data.id, undefined, elsewhere)));
+    }
     if (data.initialized) live.markInitialized();
     return { data, live, update: async (patch) => void (await this.store.update(data.id, patch)) };
   }
@@ -122,6 +132,7 @@ export class Sessions {
   async end(id: string, reason: string): Promise<boolean> {
     const ended = await this.store.delete(id);
     this.endLive(id, reason);
+    this.tellOthers({ type: 'ended', sessionId: id });
     return ended;
   }
 
@@ -142,10 +153,45 @@ export class Sessions {
     }
   }
 
-  /** Ends every session this instance holds (server shutdown). */
+  /** What another instance said about a session: acted on when its live part is here. */
+  private onBusEvent(event: SessionEvent): void {
+    const live = this.live.get(event.sessionId);
+    if (!live) return;
+    switch (event.type) {
+      case 'answer':
+        live.answer(event.response);
+        return;
+      case 'message':
+        live.stream?.send(event.message);
+        return;
+      case 'cancel':
+        live.inFlight.get(event.requestId)?.abort(new Error('Cancelled by the client'));
+        return;
+      case 'initialized':
+        live.markInitialized();
+        return;
+      case 'ended':
+        this.endLive(event.sessionId, 'The client ended the session');
+    }
+  }
+
+  /** Tells the other instances (when the bus reaches any). */
+  tellOthers(event: SessionEvent): void {
+    if (this.bus.shared) void this.bus.publish(event).catch((error: unknown) => this.warn?.(`Could not tell the other instances about session ${event.sessionId}: ${String(error)}`));
+  }
+
+  /**
+   * Ends what this instance holds (server shutdown). Sessions in a shared
+   * store live on: the other instances serve them, and the client reopens
+   * its streams there.
+   */
   async closeAll(): Promise<void> {
+    this.unsubscribe();
     for (const session of this.stdio) session.live.close('The server is shutting down');
     this.stdio.clear();
-    for (const id of [...this.live.keys()]) await this.end(id, 'The server is shutting down');
+    for (const id of [...this.live.keys()]) {
+      if (this.bus.shared) this.endLive(id, 'The server is shutting down');
+      else await this.end(id, 'The server is shutting down');
+    }
   }
 }

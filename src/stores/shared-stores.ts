@@ -2,6 +2,7 @@
 
 import type { ChangeBus } from './change-bus.js';
 import type { RedemptionStore } from './redemption-store.js';
+import type { SessionBus } from './session-bus.js';
 import type { SessionStore } from './session-store.js';
 import type { TaskStore } from './task-store.js';
 
@@ -12,6 +13,8 @@ export interface SharedStores {
   tasks?: TaskStore;
   /** 2025-11-25 sessions (`legacy.store`). */
   sessions?: SessionStore;
+  /** What instances tell each other about the 2025-11-25 sessions they hold (`legacy.bus`). */
+  sessionBus?: SessionBus;
   /** List changes and resource updates (`changes`). */
   changes?: ChangeBus;
 }

@@ -10,6 +10,7 @@ import type { SharedStores } from '../shared-stores.js';
 import { RedisChangeBus } from './change-bus.js';
 import { RedisConnection, type RedisConnectionOptions } from './connection.js';
 import { RedisRedemptionStore } from './redemption-store.js';
+import { RedisSessionBus } from './session-bus.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './session-store.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './task-store.js';
 
@@ -26,10 +27,11 @@ export function redisStores(options: RedisStoresOptions = {}): RedisStores {
     redemptions: new RedisRedemptionStore(redis),
     tasks: new RedisTaskStore(redis, options),
     sessions: new RedisSessionStore(redis, options),
+    sessionBus: new RedisSessionBus(redis),
     changes: new RedisChangeBus(redis),
     close: () => redis.close(),
   };
 }
 
-export { RedisChangeBus, RedisConnection, RedisRedemptionStore, RedisSessionStore, RedisTaskStore };
+export { RedisChangeBus, RedisConnection, RedisRedemptionStore, RedisSessionBus, RedisSessionStore, RedisTaskStore };
 export type { RedisConnectionOptions, RedisSessionStoreOptions, RedisTaskStoreOptions };
