@@ -6,7 +6,7 @@
  */
 
 import { legacyEra, type LegacyOptions } from './legacy/era.js';
-import type { PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink } from './protocol/channel.js';
+import type { EventLog, PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink, StreamStatus } from './protocol/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './protocol/jsonrpc.js';
 import type { Implementation, ServerCapabilities } from './protocol/types.js';
 import type { SchemaInput } from './schema/resolve.js';
@@ -38,7 +38,7 @@ export class McpServer implements RequestHandler {
   /** Only when the 2025-11-25 era is on: the transports answer these with 405 otherwise. */
   readonly handleResponse?: (response: JsonRpcResponse, context: PeerMessageContext) => Promise<number>;
   readonly handleNotification?: (notification: JsonRpcNotification, context: PeerMessageContext) => Promise<number>;
-  readonly openStream?: (header: Header, open: () => StreamSink, principal?: string) => Promise<number>;
+  readonly openStream?: (header: Header, open: (log?: EventLog) => StreamSink, principal?: string) => Promise<StreamStatus>;
   readonly endSession?: (header: Header, principal?: string) => Promise<number>;
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
@@ -47,7 +47,7 @@ export class McpServer implements RequestHandler {
     const tasksOptions = stores.tasks ? { ...options.tasks, store: stores.tasks } : options.tasks;
     const extensions: ExtensionFactory[] = [tasks(tasksOptions)];
     if (options.legacy !== false) {
-      const legacy = { ...options.legacy, ...(stores.sessions ? { store: stores.sessions } : {}), ...(stores.sessionBus ? { bus: stores.sessionBus } : {}) };
+      const legacy = { ...options.legacy, ...(stores.sessions ? { store: stores.sessions } : {}), ...(stores.sessionBus ? { bus: stores.sessionBus } : {}), ...(stores.events ? { events: stores.events } : {}) };
       extensions.unshift(legacyEra(legacy));
     }
     const core: ServerOptions = {

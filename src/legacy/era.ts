@@ -14,7 +14,7 @@
  * HTTP GET streams and DELETE, and list changes and resource updates for them.
  */
 
-import type { PeerMessageContext, Reply, RequestChannel, StreamSink } from '../protocol/channel.js';
+import type { EventLog, PeerMessageContext, Reply, RequestChannel, StreamSink, StreamStatus } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { LegacyMethod, Notification } from '../protocol/methods.js';
@@ -24,8 +24,10 @@ import { hasModernMeta } from '../server/request-meta.js';
 import { coversResource, type Change } from '../stores/change-bus.js';
 import { handshake } from './handshake.js';
 import type { LiveOptions } from './live-interaction.js';
+import { resumeStream } from './resume-stream.js';
 import { serveInSession } from './session-requests.js';
 import { Sessions, type SessionHandle, type SessionLimits } from './sessions.js';
+import { StreamLog } from './stream-log.js';
 
 export interface LegacyOptions extends SessionLimits {
   /** How long a server-initiated request waits for the client's answer (default 10 minutes). */
@@ -87,7 +89,7 @@ class LegacyEra implements ServerExtension {
       return this.serveHttpSession(request, channel, sessionId);
     }
     const stdio = this.sessions.ofConnection(channel.connection);
-    if (stdio && !modern) return serveInSession(request, channel, stdio, this.host, this.live);
+    if (stdio && !modern) return serveInSession(request, channel, stdio, this.host, this.live, this.sessions.events);
     const legacyHeader = version === undefined || isLegacyVersion(version);
     if (request.method === LegacyMethod.Initialize && !modern && legacyHeader) return handshake(request, channel, this.host, this.sessions);
     // A 2025-era client may ping before initialize (spec 2025-11-25 lifecycle).
@@ -106,7 +108,7 @@ class LegacyEra implements ServerExtension {
       return { message: errorResponse(request.id, error), condition: error.condition };
     }
     try {
-      return await serveInSession(request, channel, session, this.host, this.live);
+      return await serveInSession(request, channel, session, this.host, this.live, this.sessions.events);
     } finally {
       this.sessions.release(session);
     }
@@ -162,22 +164,33 @@ class LegacyEra implements ServerExtension {
     });
   }
 
-  async openStream(header: (name: string) => string | undefined, open: () => StreamSink, principal?: string): Promise<number> {
+  async openStream(header: (name: string) => string | undefined, open: (log?: EventLog) => StreamSink, principal?: string): Promise<StreamStatus> {
     const id = header('mcp-session-id');
     if (id === undefined) return 405; // 2026-07-28 has no GET stream
     if (unservedVersion(header('mcp-protocol-version')?.trim())) return 400;
     const session = await this.sessions.http(id, principal);
     if (!session) return 404;
+    const lastEventId = header('last-event-id');
+    if (lastEventId !== undefined) return resumeStream(session, lastEventId, open, this.sessions.events, (s) => this.attachStream(session, s), () => this.standaloneLog(session));
     // One standalone stream per session; the spec allows a second GET only an SSE stream or 405.
     if (session.live.stream) return 405;
-    const stream = open();
+    this.attachStream(session, open(this.standaloneLog(session)));
+    return 200;
+  }
+
+  private standaloneLog(session: SessionHandle): EventLog {
+    return new StreamLog(this.sessions.events, session.data.id, 'standalone', (message) => this.host.logger.warn(message));
+  }
+
+  /** Makes `stream` the session's standalone stream (a resumed one replaces the one it resumes). */
+  private attachStream(session: SessionHandle, stream: StreamSink): void {
+    session.live.stream?.close();
     session.live.stream = stream;
     stream.signal.addEventListener('abort', () => {
       if (session.live.stream !== stream) return;
       session.live.stream = undefined;
       this.sessions.release(session);
     });
-    return 200;
   }
 
   async endSession(header: (name: string) => string | undefined, principal?: string): Promise<number> {

@@ -13,9 +13,11 @@ import { LegacyMethod, Method } from '../protocol/methods.js';
 import { LOGGING_LEVELS, type LoggingLevel, type Result } from '../protocol/types.js';
 import type { ServerHost } from '../server/extension.js';
 import type { RequestMeta } from '../server/request-meta.js';
+import type { EventStore } from '../stores/event-store.js';
 import { legacyError, legacyResult } from './legacy-results.js';
 import { LiveInteraction, type LiveOptions } from './live-interaction.js';
 import type { SessionHandle } from './sessions.js';
+import { StreamLog } from './stream-log.js';
 
 /** Methods of 2026-07-28 that 2025-11-25 does not have. */
 const MODERN_ONLY: ReadonlySet<string> = new Set([Method.Discover, Method.SubscriptionsListen]);
@@ -26,11 +28,14 @@ export async function serveInSession(
   session: SessionHandle,
   host: ServerHost,
   options: LiveOptions,
+  events: EventStore,
 ): Promise<Reply> {
-  // Cancellable by notifications/cancelled as well as by the transport.
+  // Cancellable by notifications/cancelled; by a disconnect only when the stream cannot be resumed (2025-11-25: a disconnect is not a cancellation).
   const cancel = new AbortController();
   session.live.inFlight.set(request.id, cancel);
-  const sessionChannel: RequestChannel = { ...channel, signal: AbortSignal.any([channel.signal, cancel.signal]), send: (m) => channel.send(m) };
+  if (channel.resumable) channel.resumable(new StreamLog(events, session.data.id, 'request', (message) => host.logger.warn(message)));
+  const signal = channel.resumable ? cancel.signal : AbortSignal.any([channel.signal, cancel.signal]);
+  const sessionChannel: RequestChannel = { ...channel, signal, send: (m) => channel.send(m) };
   try {
     const result = await answer(request, sessionChannel, session, host, options);
     if (cancel.signal.aborted) return cancelled(request);

@@ -6,6 +6,7 @@
 
 import type { Connection } from '../protocol/channel.js';
 import { randomUuid } from '../platform/crypto.js';
+import { MemoryEventStore, type EventStore } from '../stores/event-store.js';
 import { MemorySessionBus, type SessionBus, type SessionEvent } from '../stores/session-bus.js';
 import { MemorySessionStore, type SessionData, type SessionPatch, type SessionStore } from '../stores/session-store.js';
 import { LiveSession } from './live-session.js';
@@ -26,6 +27,8 @@ export interface SessionLimits {
   store?: SessionStore;
   /** How instances sharing the store reach the live part of a session another one holds (default: this process only). */
   bus?: SessionBus;
+  /** Where the events of resumable SSE streams are kept for replay on `Last-Event-ID` (default: this process's memory, bounded). */
+  events?: EventStore;
 }
 
 /** Where a stdio connection keeps its 2025-era session. */
@@ -43,6 +46,7 @@ export class Sessions {
   /** The bound of the default store, for a refusal's message (undefined when the store is the app's). */
   readonly maxSessions: number | undefined;
   readonly bus: SessionBus;
+  readonly events: EventStore;
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -51,6 +55,7 @@ export class Sessions {
   ) {
     this.maxSessions = limits.store ? undefined : (limits.maxSessions ?? 1000);
     this.bus = limits.bus ?? new MemorySessionBus();
+    this.events = limits.events ?? new MemoryEventStore();
     this.unsubscribe = this.bus.subscribe((event) => this.onBusEvent(event));
     this.store =
       limits.store ??

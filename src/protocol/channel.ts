@@ -7,7 +7,7 @@
 
 import type { AuthInfo } from './authorization.js';
 import type { ErrorCondition } from './errors.js';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.js';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './jsonrpc.js';
 
 /** A transport connection that outlives one request (a stdio process, an in-memory link). */
 export interface Connection {
@@ -42,6 +42,26 @@ export interface RequestChannel {
   readonly auth?: AuthInfo;
   /** The connection the request came on; absent on HTTP, where each POST stands alone. */
   readonly connection?: Connection;
+  /**
+   * Offered by transports whose streams can be resumed (HTTP SSE): makes the
+   * stream this request's reply may open resumable through `log` (2025-11-25
+   * sessions only; called before the first send). What is sent after the
+   * client disconnected is still recorded.
+   */
+  resumable?(log: EventLog): void;
+}
+
+/**
+ * How the events of a resumable SSE stream are numbered and kept: the
+ * server's (it knows the session), written by the transport.
+ */
+export interface EventLog {
+  /** The id of the priming event that opens the stream. */
+  prime(): string;
+  /** Records a message of the stream and returns its event id; a response ends the stream. */
+  record(message: JsonRpcMessage): string;
+  /** Nothing more comes on the stream (its request was cancelled, or it was closed). */
+  end(): void;
 }
 
 /** What the server answers a request with; each transport decides how it travels (on HTTP, its status: transport/http/status.ts). */
@@ -59,10 +79,14 @@ export interface Reply {
 
 /** Where a standalone stream (HTTP GET) writes. */
 export interface StreamSink {
-  send(message: JsonRpcNotification | JsonRpcRequest): void;
+  /** Sends a message (recorded in the stream's log under a new id); `id` instead replays an event recorded earlier. */
+  send(message: JsonRpcMessage, id?: string): void;
   close(): void;
   readonly signal: AbortSignal;
 }
+
+/** The answer to a GET: a status, or a refusal's status and what to tell the client. */
+export type StreamStatus = number | { status: number; message: string };
 
 /** What the client sent that is not a request, as seen by the HTTP transport or a link. */
 export interface PeerMessageContext {
@@ -89,11 +113,12 @@ export interface RequestHandler {
   /** A notification from the client. Returns the HTTP status to answer with (202 when taken). */
   handleNotification?(notification: JsonRpcNotification, context: PeerMessageContext): number | Promise<number>;
   /**
-   * HTTP GET on the endpoint: a standalone stream for a 2025-era session.
-   * Returns the status; 200 means `open()` was called and the stream is in use.
-   * `principal` is the caller, as for requests.
+   * HTTP GET on the endpoint: a standalone stream for a 2025-era session, or
+   * (with `Last-Event-ID`) the resumption of one of its streams. Returns the
+   * status, with a message for a refusal; 200 means `open()` was called and
+   * the stream is in use. `principal` is the caller, as for requests.
    */
-  openStream?(header: (name: string) => string | undefined, open: () => StreamSink, principal?: string): number | Promise<number>;
+  openStream?(header: (name: string) => string | undefined, open: (log?: EventLog) => StreamSink, principal?: string): StreamStatus | Promise<StreamStatus>;
   /** HTTP DELETE on the endpoint: ends a 2025-era session. Returns the status. */
   endSession?(header: (name: string) => string | undefined, principal?: string): number | Promise<number>;
 }

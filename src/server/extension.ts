@@ -8,7 +8,7 @@
 
 import type { Interaction } from '../mrtr/interaction.js';
 import type { McpError } from '../protocol/errors.js';
-import type { PeerMessageContext, Reply, RequestChannel, StreamSink } from '../protocol/channel.js';
+import type { EventLog, PeerMessageContext, Reply, RequestChannel, StreamSink, StreamStatus } from '../protocol/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
 import type { Implementation, Result, ServerCapabilities } from '../protocol/types.js';
@@ -47,7 +47,7 @@ export interface ServerExtension {
   /** Messages that are not requests, and HTTP GET and DELETE (2025-11-25 sessions). Each returns the HTTP status. */
   handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;
   handleNotification?(notification: JsonRpcNotification, context: PeerMessageContext): number | Promise<number>;
-  openStream?(header: (name: string) => string | undefined, open: () => StreamSink, principal?: string): number | Promise<number>;
+  openStream?(header: (name: string) => string | undefined, open: (log?: EventLog) => StreamSink, principal?: string): StreamStatus | Promise<StreamStatus>;
   endSession?(header: (name: string) => string | undefined, principal?: string): number | Promise<number>;
 
   /** The server is shutting down. */

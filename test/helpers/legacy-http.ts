@@ -7,7 +7,7 @@
  * validated against the 2025-11-25 schema.
  */
 
-import { readMessages, StreamEnded } from './message-reader.js';
+import { readMessages, StreamEnded, type RawEvent } from './message-reader.js';
 import { assertServerMessage2025 } from './wire-schema-2025.js';
 
 export type Json = Record<string, any>;
@@ -31,6 +31,8 @@ export interface LegacyStream {
   contentType: string;
   /** Every message received so far, in order. */
   readonly messages: Json[];
+  /** Every SSE event received so far, with its id (priming events included). */
+  readonly events: RawEvent[];
   /** The raw body when it was neither SSE nor JSON (or empty). */
   readonly text: Promise<string | undefined>;
   /** The first not-yet-taken message matching `predicate`; rejects if the stream ends first. */
@@ -84,6 +86,7 @@ export async function openLegacy(url: string, init: LegacyRequestInit = {}): Pro
     headers: res.headers,
     contentType,
     messages: reader.messages,
+    events: reader.events,
     text: reader.done.then(() => reader.rawText()),
     nextMatching: async (what, predicate) => {
       try {

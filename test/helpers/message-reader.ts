@@ -8,9 +8,17 @@ import { createParser } from 'eventsource-parser';
 
 export class StreamEnded extends Error {}
 
+/** One SSE event as received (a priming event has an id and empty data). */
+export interface RawEvent {
+  id: string | undefined;
+  data: string;
+}
+
 export interface MessageReader<M> {
   /** Every message received so far, in order. */
   readonly messages: M[];
+  /** Every SSE event received so far, priming events included (empty on a JSON body). */
+  readonly events: RawEvent[];
   /** The first not-yet-taken message matching `predicate`, with the ones skipped over; rejects with StreamEnded if the body ends first. */
   waitFor(predicate: (m: M) => boolean): Promise<{ match: M; skipped: M[] }>;
   /** Settles when the body ends; then `failure` and `rawText` are final. */
@@ -23,6 +31,7 @@ export interface MessageReader<M> {
 
 export function readMessages<M extends Record<string, unknown>>(res: Response, aborted: AbortSignal, validate: (m: M) => void): MessageReader<M> {
   const messages: M[] = [];
+  const events: RawEvent[] = [];
   let taken = 0;
   let finished = false;
   let failure: unknown;
@@ -55,7 +64,9 @@ export function readMessages<M extends Record<string, unknown>>(res: Response, a
       }
       const parser = createParser({
         onEvent: (event) => {
-          if (event.data.trim() !== '') accept(JSON.parse(event.data) as M);
+          events.push({ id: event.id, data: event.data });
+          if (event.data.trim() === '') wake();
+          else accept(JSON.parse(event.data) as M);
         },
       });
       const reader = res.body!.getReader();
@@ -76,6 +87,7 @@ export function readMessages<M extends Record<string, unknown>>(res: Response, a
 
   return {
     messages,
+    events,
     done,
     failure: () => failure,
     rawText: () => rawText,

@@ -6,6 +6,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { ChangeBus, Change } from '../../src/stores/change-bus.js';
+import type { EventStore, StreamEvent } from '../../src/stores/event-store.js';
 import type { RedemptionStore } from '../../src/stores/redemption-store.js';
 import type { SessionData, SessionStore } from '../../src/stores/session-store.js';
 import type { TaskData, TaskEvent, TaskStore } from '../../src/stores/task-store.js';
@@ -179,6 +180,70 @@ export function changeBusContract(name: string, make: () => ChangeBus | Promise<
       await expect.poll(() => second.length).toBe(2);
       expect(first).toEqual([{ type: 'list', list: 'tools' }]);
       expect(second).toEqual([{ type: 'list', list: 'tools' }, { type: 'resource', uri: 'file:///a' }]);
+    });
+  });
+}
+
+/** `make(maxEventsPerStream)`: a store keeping that many events per stream. */
+export function eventStoreContract(name: string, make: (maxEventsPerStream: number) => EventStore | Promise<EventStore>): void {
+  const note = (seq: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken: 't', progress: seq } });
+
+  describe(`${name} (EventStore)`, () => {
+    it('replays the events after a position, in order, and says when the stream ended', async () => {
+      const store = await make(100);
+      const session = fresh('session');
+      await store.open(session, 'r.a');
+      for (let seq = 1; seq <= 3; seq++) await store.append(session, 'r.a', { seq, message: note(seq) });
+      expect(await store.after(session, 'r.a', 0)).toEqual({ events: [1, 2, 3].map((seq) => ({ seq, message: note(seq) })), ended: false });
+      expect(await store.after(session, 'r.a', 2)).toEqual({ events: [{ seq: 3, message: note(3) }], ended: false });
+      const response = { jsonrpc: '2.0' as const, id: 7, result: {} };
+      await store.append(session, 'r.a', { seq: 4, message: response });
+      await store.end(session, 'r.a', 4);
+      expect(await store.after(session, 'r.a', 3)).toEqual({ events: [{ seq: 4, message: response }], ended: true });
+      expect(await store.after(session, 'r.a', 4)).toEqual({ events: [], ended: true });
+    });
+
+    it('an opened stream with no events yet can be resumed from its priming event', async () => {
+      const store = await make(100);
+      const session = fresh('session');
+      await store.open(session, 'r.empty');
+      expect(await store.after(session, 'r.empty', 0)).toEqual({ events: [], ended: false });
+    });
+
+    it("knows nothing of an unknown stream, nor of another session's", async () => {
+      const store = await make(100);
+      const session = fresh('session');
+      await store.open(session, 'r.mine');
+      await store.append(session, 'r.mine', { seq: 1, message: note(1) });
+      expect(await store.after(session, 'r.other', 0)).toBeUndefined();
+      expect(await store.after(fresh('intruder'), 'r.mine', 0)).toBeUndefined();
+    });
+
+    it('keeps the newest events only, and refuses a replay whose first events fell out', async () => {
+      const store = await make(3);
+      const session = fresh('session');
+      await store.open(session, 's.b');
+      for (let seq = 1; seq <= 6; seq++) await store.append(session, 's.b', { seq, message: note(seq) });
+      expect((await store.after(session, 's.b', 3))!.events.map((e) => e.seq)).toEqual([4, 5, 6]);
+      expect((await store.after(session, 's.b', 5))!.events.map((e) => e.seq)).toEqual([6]);
+      expect(await store.after(session, 's.b', 1)).toBeUndefined();
+    });
+
+    it('a follower hears what is appended from then on, and the end', async () => {
+      const store = await make(100);
+      const session = fresh('session');
+      await store.open(session, 'r.c');
+      await store.append(session, 'r.c', { seq: 1, message: note(1) });
+      const heard: StreamEvent[] = [];
+      const following = store.follow(session, 'r.c', (event) => heard.push(event));
+      await following.ready;
+      await store.append(session, 'r.c', { seq: 2, message: note(2) });
+      await store.end(session, 'r.c', 2);
+      await expect.poll(() => heard).toEqual([{ seq: 2, message: note(2) }, { seq: 2, end: true }]);
+      following.stop();
+      await store.append(session, 'r.c', { seq: 3, message: note(3) });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(heard).toHaveLength(2);
     });
   });
 }

@@ -6,16 +6,18 @@
 
 import { describe, expect, it } from 'vitest';
 import { MemoryChangeBus, coversResource } from '../../src/stores/change-bus.js';
+import { MemoryEventStore } from '../../src/stores/event-store.js';
 import { ExpiringMap } from '../../src/stores/expiring-map.js';
 import { MemoryRedemptionStore } from '../../src/stores/redemption-store.js';
 import { MemorySessionStore } from '../../src/stores/session-store.js';
 import { MemoryTaskStore, type TaskData } from '../../src/stores/task-store.js';
-import { changeBusContract, redemptionStoreContract, sessionStoreContract, taskStoreContract } from './contracts.js';
+import { changeBusContract, eventStoreContract, redemptionStoreContract, sessionStoreContract, taskStoreContract } from './contracts.js';
 
 redemptionStoreContract('MemoryRedemptionStore', () => new MemoryRedemptionStore());
 taskStoreContract('MemoryTaskStore', () => new MemoryTaskStore());
 sessionStoreContract('MemorySessionStore', () => new MemorySessionStore());
 changeBusContract('MemoryChangeBus', () => new MemoryChangeBus());
+eventStoreContract('MemoryEventStore', (maxEventsPerStream) => new MemoryEventStore({ maxEventsPerStream }));
 
 function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;

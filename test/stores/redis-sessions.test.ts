@@ -7,14 +7,16 @@
  * answer is a POST in the session, to whichever instance); a cancellation
  * posted to the instance not running the request; a resource subscribed on
  * one, updated on the other, heard on a GET stream held by the first; DELETE
- * on one closing the GET stream held by the other; and one instance shutting
- * down without ending the sessions the other still serves.
+ * on one closing the GET stream held by the other; a request stream broken
+ * on one resumed on the other (the events are in Redis); and one instance
+ * shutting down without ending the sessions the other still serves.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ask, generateStateKey, McpServer, type RunningHttpServer } from '../../src/index.js';
 import { redisStores, type RedisStores } from '../../src/stores/redis/index.js';
+import { deferred } from '../helpers/deferred.js';
 import { startHttp } from '../helpers/http.js';
 import { legacyId, legacyInitialize, openLegacy, sessionHeaders, sessionRequest, type Json } from '../helpers/legacy-http.js';
 import { quietLogger, resultOf } from '../helpers/results.js';
@@ -28,6 +30,7 @@ const opened: RedisStores[] = [];
 const running: RunningHttpServer[] = [];
 const startedOn: string[] = [];
 const cancelledOn: string[] = [];
+const released = deferred<void>();
 
 function instance(name: string): McpServer {
   const stores = redisStores({ url: redis.url, prefix: 'sessions:' });
@@ -48,6 +51,12 @@ function instance(name: string): McpServer {
       });
     });
     return 'not cancelled';
+  });
+  server.tool('pause', { description: 'Progress, a pause, progress' }, async (_args, ctx) => {
+    ctx.progress(1, { total: 2 });
+    await released.promise;
+    ctx.progress(2, { total: 2 });
+    return `${name} finished`;
   });
   server.resource({ uri: WATCHED, name: 'shared config', mimeType: 'application/json' }, () => '{"v":1}');
   return server;
@@ -135,6 +144,21 @@ describe('one 2025 session across two instances sharing Redis', () => {
     expect(res.status).toBe(200);
     await get.ended;
     expect((await sessionRequest(a.url, sessionId, 'ping')).status).toBe(404);
+  });
+
+  it('a request stream broken on A is resumed on B with Last-Event-ID: the rest of it, up to the response', async () => {
+    const { sessionId } = await legacyInitialize(a.url);
+    const call = await openLegacy(a.url, { body: { jsonrpc: '2.0', id: 'call-pause', method: 'tools/call', params: { name: 'pause', arguments: {}, _meta: { progressToken: 'pt' } } }, headers: sessionHeaders(sessionId) });
+    await call.nextMatching('progress 1', (m) => m.method === 'notifications/progress');
+    const lastSeen = call.events.findLast((e) => e.data.includes('notifications/progress'))!.id!;
+    call.close();
+    released.resolve();
+    const resumed = await openLegacy(b.url, { method: 'GET', headers: { ...sessionHeaders(sessionId), 'last-event-id': lastSeen } });
+    expect(resumed.status).toBe(200);
+    const response = await resumed.nextMatching('the response', isResponse);
+    expect(response).toMatchObject({ id: 'call-pause', result: { content: [{ type: 'text', text: 'a finished' }] } });
+    await resumed.ended;
+    expect(resumed.messages.map((m) => (m.params as Json | undefined)?.progress ?? m.id)).toEqual([2, 'call-pause']);
   });
 
   it('an instance shutting down leaves the shared sessions to the others', async () => {

@@ -10,7 +10,7 @@ import { McpError } from '../../src/protocol/errors.js';
 import { redisStores, type RedisStores } from '../../src/stores/redis/index.js';
 import type { TaskEvent } from '../../src/stores/task-store.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
-import { changeBusContract, redemptionStoreContract, sessionStoreContract, taskStoreContract } from './contracts.js';
+import { changeBusContract, eventStoreContract, redemptionStoreContract, sessionStoreContract, taskStoreContract } from './contracts.js';
 
 let redis: RedisServer;
 const opened: RedisStores[] = [];
@@ -34,6 +34,11 @@ redemptionStoreContract('RedisRedemptionStore', () => stores().redemptions);
 taskStoreContract('RedisTaskStore', () => stores().tasks);
 sessionStoreContract('RedisSessionStore', () => stores().sessions);
 changeBusContract('RedisChangeBus', () => stores().changes);
+eventStoreContract('RedisEventStore', (maxEventsPerStream) => {
+  const made = redisStores({ url: redis.url, prefix: `ev${opened.length}:`, events: { maxEventsPerStream } });
+  opened.push(made);
+  return made.events;
+});
 
 describe('what only a shared store does', () => {
   it('a redemption made through one connection is seen by another (two instances)', async () => {

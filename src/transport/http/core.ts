@@ -7,7 +7,7 @@
  */
 
 import type { EndpointAuthorization, HttpAuthorization } from '../../protocol/authorization.js';
-import type { PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink } from '../../protocol/channel.js';
+import type { EventLog, PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink, StreamStatus } from '../../protocol/channel.js';
 import { McpError } from '../../protocol/errors.js';
 import { errorResponse, parseMessage, serializeMessage, type JsonRpcNotification, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import type { RequestId } from '../../protocol/types.js';
@@ -232,10 +232,10 @@ export class HttpCore {
       return;
     }
     let stream: SseStream | undefined;
-    const open = (): StreamSink => {
-      stream = new SseStream(responder.stream(SSE_HEADERS), this.keepAliveMs);
+    const open = (log?: EventLog): StreamSink => {
+      stream = new SseStream(responder.stream(SSE_HEADERS), this.keepAliveMs, log);
       const opened = stream;
-      return { send: (message) => opened.send(message), close: () => opened.end(), signal: request.signal };
+      return { send: (message, id) => opened.send(message, id), close: () => opened.end(), signal: request.signal };
     };
     const status = await this.handler.openStream!((name) => request.header(name), open, caller.principal);
     if (!stream) responder.send(...this.bare(status));
@@ -248,9 +248,10 @@ export class HttpCore {
     responder.send(...this.bare(await this.handler.endSession!((name) => request.header(name), caller.principal)));
   }
 
-  /** A body-less answer to GET or DELETE, with the Allow header a 405 needs. */
-  private bare(status: number): [number, Record<string, string>, string] {
-    return status === 405 ? this.methodNotAllowed() : [status, {}, ''];
+  /** The answer to GET or DELETE when no stream opened: body-less, a refusal's JSON-RPC error, or the 405 with its Allow header. */
+  private bare(answer: StreamStatus): [number, Record<string, string>, string] {
+    if (typeof answer !== 'number') return jsonError(answer.status, McpError.invalidRequest(answer.message));
+    return answer === 405 ? this.methodNotAllowed() : [answer, {}, ''];
   }
 
   tooLarge(): [number, Record<string, string>, string] {
@@ -286,15 +287,20 @@ export class HttpCore {
 
     const message = incoming.message;
     let stream: SseStream | undefined;
+    let log: EventLog | undefined;
     const channel: RequestChannel = {
       get signal() {
         return request.signal;
       },
       canNotify: acceptsSse(request.header('accept')),
       send: (outgoing: JsonRpcNotification | JsonRpcRequest) => {
-        if (request.aborted) return;
-        stream ??= new SseStream(responder.stream(SSE_HEADERS), this.keepAliveMs);
+        // A resumable stream the client dropped still records what it would have carried.
+        if (request.aborted) return stream?.recordOnly(outgoing);
+        stream ??= new SseStream(responder.stream(SSE_HEADERS), this.keepAliveMs, log);
         stream.send(outgoing);
+      },
+      resumable: (eventLog) => {
+        log = eventLog;
       },
       header: (name) => request.header(name),
       principal,
@@ -303,12 +309,13 @@ export class HttpCore {
     const reply = await this.handler.handleRequest(message, channel);
     if (reply.withhold) {
       // Cancelled by the client: no JSON-RPC response; the HTTP exchange still ends.
-      if (stream) stream.end();
+      if (stream) stream.abandon();
       else responder.send(202, {}, '');
       return;
     }
     if (stream) {
-      stream.send(reply.message);
+      if (request.aborted) stream.recordOnly(reply.message);
+      else stream.send(reply.message);
       stream.end();
     } else {
       // Sent even when the client is gone: an adapter may be waiting on it (the node adapter drops it).
