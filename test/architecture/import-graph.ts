@@ -79,6 +79,8 @@ export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'schema', only: ['protocol'] },
   { layer: 'stores', only: ['protocol', 'platform'] },
   { layer: 'transport', only: ['protocol'] },
+  // OpenTelemetry for both sides (the API package only): what a request is, trace context in _meta, spans and metrics.
+  { layer: 'telemetry', only: ['protocol'] },
   // The client's sign-in: web-standard, and nothing of the client itself (it wraps the transport's fetch).
   { layer: 'auth/client', only: ['protocol'] },
   // The resource server: the transport seam and the caller's types (protocol), SHA-256 for DPoP (platform),
