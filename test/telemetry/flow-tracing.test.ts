@@ -10,7 +10,7 @@ import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, Client, createLinkPair, generateStateKey, LinkClientTransport, McpServer, serveLink, type ClientTransport } from '../../src/index.js';
+import { ask, Client, createLinkPair, generateStateKey, LinkClientTransport, McpServer, serveLink, type ClientTransport, type ElicitResult } from '../../src/index.js';
 import { quietLogger } from '../helpers/results.js';
 import { countOf, matching, metrics, propagator, tracing, type Metrics, type Tracing } from '../helpers/telemetry.js';
 
@@ -78,7 +78,7 @@ beforeAll(async () => {
     {
       era: 'modern',
       telemetry: atClient.options,
-      elicitation: { form: (request) => ({ action: 'accept', content: request.message === 'Name?' ? { name: 'Ada' } : { colour: 'teal' } }) },
+      elicitation: { form: (request) => ({ action: 'accept', content: request.message === 'Name?' ? { name: 'Ada' } : { colour: 'teal' } }) as ElicitResult },
     },
   );
   await client.connect(alternating(link(a), link(b)));
