@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { OFFICIAL_RESPONSE_MODE } from './config.js';
 
-export type SystemId = 'tessera' | 'official' | 'officialCodec' | 'officialEchoOnly' | 'bare' | 'tesseraJwt' | 'tesseraJwtNoCache' | 'officialJwt';
+export type SystemId = 'tessera' | 'official' | 'officialCodec' | 'officialEchoOnly' | 'bare' | 'tesseraJwt' | 'tesseraJwtNoCache' | 'officialJwt' | 'tesseraTraced';
 
 export interface HttpSystem {
   id: SystemId;
@@ -37,6 +37,8 @@ export const HTTP_SYSTEMS: Record<SystemId, HttpSystem> = {
   tesseraJwt: { id: 'tesseraJwt', label: 'Tessera + JWT', script: TESSERA_SCRIPT, args: ['--auth'] },
   tesseraJwtNoCache: { id: 'tesseraJwtNoCache', label: 'Tessera + JWT, no token cache', script: TESSERA_SCRIPT, args: ['--auth-no-cache'] },
   officialJwt: { id: 'officialJwt', label: 'Official + bearer middleware', script: OFFICIAL_SCRIPT, args: ['--auth', '--state', 'plain', '--response-mode', OFFICIAL_RESPONSE_MODE] },
+  // The tracing overhead rows: the same server with the OpenTelemetry SDK installed (issue 14).
+  tesseraTraced: { id: 'tesseraTraced', label: 'Tessera + tracing', script: TESSERA_SCRIPT, args: ['--telemetry'] },
 };
 
 /** The report's columns, in order. */
@@ -46,4 +48,4 @@ export const SYSTEM_ORDER: readonly SystemId[] = ['tessera', 'official', 'offici
 export const JWT_SYSTEMS: readonly SystemId[] = ['tesseraJwt', 'tesseraJwtNoCache', 'officialJwt'];
 
 /** Every HTTP server the run starts. */
-export const STARTED_SYSTEMS: readonly SystemId[] = [...SYSTEM_ORDER, ...JWT_SYSTEMS];
+export const STARTED_SYSTEMS: readonly SystemId[] = [...SYSTEM_ORDER, ...JWT_SYSTEMS, 'tesseraTraced'];

@@ -1,6 +1,9 @@
 /** Tessera: an MCP 2026-07-28 server built around Multi Round-Trip Requests. */
 
 export type { ServerOptions, StateOptions, ServerLogger, CacheableList } from './server/options.js';
+export type { RequestLog, RequestLogEntry, RequestLogDetail } from './server/request-log.js';
+export type { TelemetryOptions } from './telemetry/telemetry-options.js';
+export type { StateRejection } from './mrtr/sealed-state.js';
 export type { LegacyOptions } from './legacy/era.js';
 export type { SessionLimits } from './legacy/sessions.js';
 export { McpServer, type McpServerOptions } from './mcp-server.js';

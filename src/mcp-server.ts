@@ -15,6 +15,7 @@ import type { ExtensionFactory } from './server/extension.js';
 import type { ServerOptions } from './server/options.js';
 import type { SharedStores } from './stores/shared-stores.js';
 import type { PromptArguments, PromptDefinition, PromptHandler } from './server/prompts.js';
+import type { RequestLog } from './server/request-log.js';
 import { answerRequest } from './server/request-path.js';
 import type { ResourceDefinition, ResourceHandler, ResourceTemplateDefinition, TemplateHandler } from './server/resources.js';
 import type { ToolDefinition, ToolHandler } from './server/tools.js';
@@ -94,6 +95,15 @@ export class McpServer implements RequestHandler {
 
   handleRequest(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
     return answerRequest(this.core, request, channel);
+  }
+
+  /**
+   * Adds a request log: one entry per request, after its reply (as the
+   * `requestLog` option does; `tessera serve --log` uses this). Returns the
+   * function that removes it.
+   */
+  logRequests(log: RequestLog): () => void {
+    return this.core.logRequests(log);
   }
 
   /** The OAuth scopes a request needs (its tool's, prompt's or resource's `scopes`), for HTTP transports that check tokens. */

@@ -108,6 +108,26 @@ function markdownTable(header: string[], rows: string[][]): string {
   return [line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line)].join('\n');
 }
 
+/** The tracing overhead rows (issue 14): Tessera as it is (telemetry a no-op without an SDK) against Tessera with the SDK installed. */
+const TRACING_ROWS: ReadonlyArray<{ label: string; workload: string; kind: RowKind }> = [
+  { label: 'HTTP echo c16, req/s', workload: 'http-echo-c16', kind: 'rate' },
+  { label: 'HTTP echo c16, p50 / p99 ms', workload: 'http-echo-c16', kind: 'latency' },
+  { label: 'MRTR 1 question c16, exchanges/s', workload: 'mrtr-confirm-c16', kind: 'rate' },
+  { label: 'MRTR 1 question c16, exchange p50 / p99 ms', workload: 'mrtr-confirm-c16', kind: 'exchangeLatency' },
+  { label: 'MRTR 3 rounds + once c16, exchanges/s', workload: 'mrtr-wizard-c16', kind: 'rate' },
+  { label: 'MRTR 3 rounds + once c16, exchange p50 / p99 ms', workload: 'mrtr-wizard-c16', kind: 'exchangeLatency' },
+];
+
+function tracingTable(results: RunResults): string | undefined {
+  const rows = TRACING_ROWS.filter((row) => results.cells.some((c) => c.workload === row.workload && c.system === 'tesseraTraced')).map((row) => {
+    const off = summarize(results, row.workload, 'tessera');
+    const on = summarize(results, row.workload, 'tesseraTraced');
+    return [row.label, cell(off, row.kind), cell(on, row.kind), ratio(on, off, row.kind, false), row.kind === 'rate' ? `${off?.errors ?? '–'}/${on?.errors ?? '–'}` : ''];
+  });
+  if (rows.length === 0) return undefined;
+  return markdownTable(['Tracing overhead (median of rounds)', 'Tessera (no SDK)', 'Tessera + tracing', 'traced / untraced', 'errors'], rows);
+}
+
 export function renderReport(results: RunResults): string {
   const header = ['Workload (median of rounds)', ...SYSTEM_ORDER.map((s) => LABELS[s]!), 'T / official', 'T / official+codec', 'T / bare', 'errors T/O/OC/OE/B'];
   const rows = ROWS.filter((row) => results.cells.some((c) => c.workload === row.workload)).map((row) => {
@@ -139,6 +159,7 @@ export function renderReport(results: RunResults): string {
   }
 
   const { machine, config } = results;
+  const tracing = tracingTable(results);
   const lines = [
     `Date: ${results.date} · ${machine.cpuModel}, ${machine.logicalCores} cores, ${machine.memoryGiB} GiB · Node ${machine.node} · ${machine.platform}`,
     `Mode: ${config.mode} · ${config.rounds} interleaved round(s) · HTTP cells ${config.httpSeconds} s, stdio cells ${config.stdioSeconds} s, ` +
@@ -149,6 +170,7 @@ export function renderReport(results: RunResults): string {
     '',
     `Errors in all measured cells: ${totalErrors(results)}.`,
     '',
+    ...(tracing ? [tracing, '', 'Tessera + tracing: the OpenTelemetry SDK installed in the server (every request traced, in-memory span and metric exporters, W3C propagator, AsyncLocalStorage context manager; bench/servers/telemetry-sdk.ts). The load carries no traceparent, so each server span is a root.', ''] : []),
     markdownTable(
       ['Target (issues 7 and 13)', 'Measured', 'Met'],
       checkTargets(results).map((t) => [t.target, t.measured, t.met === undefined ? '–' : t.met ? 'yes' : 'no']),

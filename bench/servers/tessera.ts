@@ -8,6 +8,7 @@
  *   --auth            a protected resource: every request needs a JWT access token from
  *                     $BENCH_AUTH_ISSUER with scope mcp:read (protectedResource, defaults)
  *   --auth-no-cache   the same, verifying the token's signature on every request (cacheMs: 0)
+ *   --telemetry       with the OpenTelemetry SDK installed: every request traced, in-memory exporters (telemetry-sdk.ts)
  */
 
 import { parseArgs } from 'node:util';
@@ -34,6 +35,7 @@ import {
   wizardText,
 } from '../tools/catalog.js';
 import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
+import { installTelemetrySdk } from './telemetry-sdk.js';
 
 // Schemas at module scope, as a user would write them.
 const EchoInput = z.object({ text: z.string() });
@@ -74,8 +76,16 @@ for (const filler of FILLER_TOOLS) {
 }
 
 const { values } = parseArgs({
-  options: { stdio: { type: 'boolean', default: false }, auth: { type: 'boolean', default: false }, 'auth-no-cache': { type: 'boolean', default: false } },
+  options: {
+    stdio: { type: 'boolean', default: false },
+    auth: { type: 'boolean', default: false },
+    'auth-no-cache': { type: 'boolean', default: false },
+    telemetry: { type: 'boolean', default: false },
+  },
 });
+
+// Before the first request: the server takes its meter on first use.
+if (values.telemetry) installTelemetrySdk();
 
 /** The auth option of the JWT rows: the issuer from the load generator, the served URL as the resource. */
 function protection(): Parameters<typeof serveHttp>[1] {

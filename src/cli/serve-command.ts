@@ -24,6 +24,7 @@ import {
   type RunningHttpServer,
 } from '../index.js';
 import { CliError, EXIT_OK, UsageError } from './errors.js';
+import { LOG_FORMATS, requestLogFor, type LogFormat } from './request-log-lines.js';
 import { loadServerModule, type LoadedServer } from './server-module.js';
 import { colors, say } from './terminal.js';
 import { sampleArguments } from './tool-arguments.js';
@@ -41,6 +42,24 @@ export interface ServeOptions {
   authScopes?: string;
   /** Check opaque tokens by introspection as this client (secret in TESSERA_AUTH_CLIENT_SECRET) instead of as JWTs. */
   authIntrospectionClient?: string;
+  /** The request log on stderr: `true` (text), or a format. */
+  log?: boolean | string;
+}
+
+/** The `--log` format, checked before anything starts. */
+function logFormat(given: boolean | string | undefined): LogFormat | undefined {
+  if (given === undefined || given === false) return undefined;
+  if (given === true) return 'text';
+  if (!(LOG_FORMATS as readonly string[]).includes(given)) throw new UsageError(`--log takes ${LOG_FORMATS.join(', ')}, not "${given}"`);
+  return given as LogFormat;
+}
+
+/** Writes the server's request log to stderr, when its server can keep one (another copy of Tessera may be older). */
+function attachLog(loaded: LoadedServer, format: LogFormat | undefined): void {
+  if (format === undefined) return;
+  const server = loaded.handler as { logRequests?: (log: ReturnType<typeof requestLogFor>) => unknown };
+  if (typeof server.logRequests !== 'function') throw new CliError('--log: this server keeps no request log (it comes from a Tessera without McpServer.logRequests)');
+  server.logRequests(requestLogFor(format, (line) => process.stderr.write(`${line}\n`)));
 }
 
 /** Where `--auth-introspection-client` finds its secret (never on the command line, where `ps` shows it). */
@@ -117,12 +136,13 @@ function named(loaded: LoadedServer, specifier: string): string {
   return loaded.info ? `"${loaded.info.name}" ${loaded.info.version}` : specifier;
 }
 
-async function serveOverStdio(specifier: string, serverOptions: McpServerOptions): Promise<number> {
+async function serveOverStdio(specifier: string, serverOptions: McpServerOptions, log: LogFormat | undefined): Promise<number> {
   // Before the module loads: anything it logs must not reach stdout, where the MCP messages go.
   const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
   const methods = ['log', 'info', 'debug', 'dir', 'table', 'trace'] as const;
   Object.assign(console, Object.fromEntries(methods.map((method) => [method, toStderr[method].bind(toStderr)])));
   const loaded = await loadServerModule(specifier, serverOptions);
+  attachLog(loaded, log);
   const link = serveStdio(loaded.handler);
   say(`tessera: serving ${named(loaded, specifier)} over stdio (MCP on stdin/stdout; this process ends when stdin closes)`);
   if (process.stdin.isTTY) {
@@ -137,7 +157,9 @@ async function serveOverHttp(specifier: string, options: ServeOptions, serverOpt
   const port = parsePort(options.port);
   const host = options.host ?? '127.0.0.1';
   const protection = authFrom(options, host);
+  const log = logFormat(options.log);
   const loaded = await loadServerModule(specifier, serverOptions);
+  attachLog(loaded, log);
   let running: RunningHttpServer;
   try {
     running = await serveHttp(loaded.handler, { port, host, ...(protection ? { auth: protection.auth } : {}) });
@@ -177,7 +199,7 @@ export async function runServe(specifier: string, options: ServeOptions): Promis
     if (options.authIssuer !== undefined || options.authResource !== undefined || options.authScopes !== undefined || options.authIntrospectionClient !== undefined) {
       throw new UsageError('--stdio is not authorized with tokens (the spec says a stdio server takes its credentials from the environment): the --auth-* options are for HTTP');
     }
-    return serveOverStdio(specifier, serverOptions);
+    return serveOverStdio(specifier, serverOptions, logFormat(options.log));
   }
   return serveOverHttp(specifier, options, serverOptions);
 }

@@ -40,6 +40,7 @@ import type {
   Tool,
 } from '../protocol/types.js';
 import type { HttpAuthProvider } from '../auth/client/auth-provider.js';
+import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 import { settleEra, type Era } from './era.js';
 import { ProtocolViolationError } from './errors.js';
 import { capabilitiesFor, type InputHandlers } from './handlers.js';
@@ -96,6 +97,12 @@ export interface ClientOptions extends InputHandlers {
   probeTimeoutMs?: number;
   /** Authorization for HTTP servers (e.g. an OAuthProvider); connect()'s own `auth` option wins. */
   auth?: HttpAuthProvider;
+  /**
+   * OpenTelemetry spans and metrics, and W3C trace context in each request's
+   * `_meta` (docs/observability.md): the global providers by default (a no-op
+   * without an SDK), providers of its own, or `false` for none.
+   */
+  telemetry?: TelemetryOptions | false;
 }
 
 export type ConnectTarget = ClientTransport | string | URL | StdioServerParameters;

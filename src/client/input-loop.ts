@@ -9,6 +9,7 @@
  * result (task-flow.ts).
  */
 
+import { context as contexts, type Context } from '@opentelemetry/api';
 import { McpError } from '../protocol/errors.js';
 import type { CreateTaskResult } from '../protocol/method-types.js';
 import type { Implementation, InputResponses, Result } from '../protocol/types.js';
@@ -19,6 +20,7 @@ import { PendingRound } from './pending-round.js';
 import type { Requester, RequestOptions } from './requester.js';
 import { readResult } from './result-checks.js';
 import type { TaskFlow } from './task-flow.js';
+import type { ClientCallSpan } from '../telemetry/client-telemetry.js';
 
 export interface RoundInfo {
   method: string;
@@ -51,20 +53,21 @@ export class InputLoop {
     private readonly tasks: TaskFlow,
   ) {}
 
-  /** Sends a request that may need input and returns its first step (manual mode). */
-  begin<R extends Result>(method: string, params: Record<string, unknown>, options: RequestOptions = {}): Promise<Step<R>> {
-    return this.step(method, params, 1, this.requester.request(method, params, options));
+  /** Sends a request that may need input and returns its first step (manual mode). `parent`: the span context of the call it begins. */
+  begin<R extends Result>(method: string, params: Record<string, unknown>, options: RequestOptions = {}, parent: Context = contexts.active()): Promise<Step<R>> {
+    return this.step(method, params, 1, this.requester.request(method, params, options, { parent, round: 1 }));
   }
 
   /**
    * Retries a pending request with answers (manual mode): a new request id, the
    * same method and params, `inputResponses` and the exact `requestState`.
    */
-  resume<R extends Result>(pending: PendingRound, inputResponses: InputResponses, options: RequestOptions = {}): Promise<Step<R>> {
+  resume<R extends Result>(pending: PendingRound, inputResponses: InputResponses, options: RequestOptions = {}, parent: Context = contexts.active()): Promise<Step<R>> {
     const params: Record<string, unknown> = { ...pending.params };
     if (Object.keys(inputResponses).length > 0 || Object.keys(pending.inputRequests).length > 0) params.inputResponses = inputResponses;
     if (pending.hasRequestState) params.requestState = pending.requestState;
-    return this.step(pending.method, pending.params, pending.round + 1, this.requester.request(pending.method, params, options));
+    const round = pending.round + 1;
+    return this.step(pending.method, pending.params, round, this.requester.request(pending.method, params, options, { parent, round }));
   }
 
   private async step<R extends Result>(method: string, params: Record<string, unknown>, round: number, sent: Promise<Result>): Promise<Step<R>> {
@@ -111,8 +114,23 @@ export class InputLoop {
    * `flowTimeoutMs`; follows a task to its result.
    */
   async run<R extends Result>(method: string, params: Record<string, unknown>, options: RequestOptions = {}): Promise<R> {
+    // One span over the whole call, the parent of each round's (and of a task's requests).
+    const call = this.requester.telemetry?.call(method, params);
+    if (!call) return this.runRounds<R>(method, params, options, undefined);
+    try {
+      const result = await contexts.with(call.context, () => this.runRounds<R>(method, params, options, call));
+      call.end();
+      return result;
+    } catch (error) {
+      call.end(error);
+      throw error;
+    }
+  }
+
+  private async runRounds<R extends Result>(method: string, params: Record<string, unknown>, options: RequestOptions, call: ClientCallSpan | undefined): Promise<R> {
     const started = Date.now();
-    let step: Step<R> = await this.begin<R>(method, params, options);
+    const parent = call?.context ?? contexts.active();
+    let step: Step<R> = await this.begin<R>(method, params, options, parent);
     if (step.status === 'complete') return step.result;
     if (step.status === 'task') return this.tasks.follow<R>(step.task, { method, params }, options);
     // Input rounds follow: from here the whole flow, answers included, runs against one deadline.
@@ -135,7 +153,8 @@ export class InputLoop {
           throw new InputFlowError(`${method} was stopped by onRound at round ${pending.round}`, pending.round, { reason: 'stopped' });
         }
         const answers = await this.answer(pending, signal);
-        step = await this.resume<R>(pending, answers, perRequest);
+        call?.nextRound();
+        step = await this.resume<R>(pending, answers, perRequest, parent);
       }
     } catch (error) {
       // The flow's deadline passed: that is the failure, whatever the interrupted step made of it.

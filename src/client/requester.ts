@@ -6,6 +6,7 @@
  * came from a schema this client had not seen.
  */
 
+import { context as contexts, type Context } from '@opentelemetry/api';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isImplementation, isObject } from '../protocol/guards.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
@@ -14,6 +15,8 @@ import { LegacyMethod, Method, Notification, TaskMethod } from '../protocol/meth
 import type { CallerParams, ClientMethod, ResultByMethod } from '../protocol/method-types.js';
 import type { ClientCapabilities, Implementation, LoggingLevel, Result } from '../protocol/types.js';
 import { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { ClientTelemetry } from '../telemetry/client-telemetry.js';
+import { TelemetrySource, type TelemetryOptions } from '../telemetry/telemetry-options.js';
 import { Deadline } from './deadline.js';
 import { RequestEnvelope, type Era } from './envelope.js';
 import { ClientError, ProtocolViolationError, RequestTimeoutError, TransportError } from './errors.js';
@@ -35,9 +38,17 @@ export interface RequestOptions {
 
 export interface RequesterOptions {
   protocolVersion?: string;
+  /** Spans and metrics (docs/observability.md): the global providers by default, `false` for none. */
+  telemetry?: TelemetryOptions | false;
   logLevel?: LoggingLevel;
   requestTimeoutMs?: number;
   onLog?: (message: { level: LoggingLevel; logger?: string; data: unknown }) => void;
+}
+
+/** What the input loop says of a request that is a round of a call: the call's span context (the parent), and which round. */
+export interface FlowStep {
+  parent: Context;
+  round: number;
 }
 
 export class Requester {
@@ -53,6 +64,8 @@ export class Requester {
   private readonly withTasks: ClientCapabilities;
   /** The capabilities a 2025-era request stands on: extensions do not exist there. */
   private readonly legacyCapabilities: ClientCapabilities;
+  /** Spans and metrics; undefined when turned off. */
+  readonly telemetry: ClientTelemetry | undefined;
 
   constructor(
     info: Implementation,
@@ -66,6 +79,7 @@ export class Requester {
     this.withTasks = declaresTasks(capabilities) ? capabilities : { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
     const { extensions: _extensions, ...legacy } = capabilities;
     this.legacyCapabilities = legacy;
+    this.telemetry = options.telemetry === false ? undefined : new ClientTelemetry(new TelemetrySource(options.telemetry));
   }
 
   /**
@@ -90,14 +104,14 @@ export class Requester {
    * JSON-RPC errors throw McpError with the server's code and data.
    */
   request<M extends ClientMethod>(method: M, params?: CallerParams<M>, options?: RequestOptions): Promise<ResultByMethod[M]>;
-  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<Result>;
-  async request(method: string, params: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<Result> {
+  request(method: string, params?: Record<string, unknown>, options?: RequestOptions, flow?: FlowStep): Promise<Result>;
+  async request(method: string, params: Record<string, unknown> = {}, options: RequestOptions = {}, flow?: FlowStep): Promise<Result> {
     const transport = this.connected;
     // One limit for the request and whatever it takes to recover it (another version, a new session, learning the tools).
     const deadline = new Deadline(options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000);
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.send(transport, method, params, options, deadline);
+        const result = await this.send(transport, method, params, options, deadline, flow);
         // An unknown resultType, input_required or a task where the spec forbids it, is never handed on.
         readResult(method, result, this.declaredFor(method, params));
         return result;
@@ -135,9 +149,11 @@ export class Requester {
   }
 
   /** The message a request travels as (also for requests whose response the caller reads itself, like listen). */
-  message(method: string, params: Record<string, unknown>, options: RequestOptions, progressToken?: string): JsonRpcRequest {
+  message(method: string, params: Record<string, unknown>, options: RequestOptions, progressToken?: string, traceMeta?: Record<string, string>): JsonRpcRequest {
     const declared = this.declaredFor(method, params);
-    const meta = this.envelope.meta(this.era, this.version, declared, options.logLevel ?? this.options.logLevel, progressToken, params._meta);
+    const made = this.envelope.meta(this.era, this.version, declared, options.logLevel ?? this.options.logLevel, progressToken, params._meta);
+    // The trace context of this request's span (traceparent…), over any the caller put in params._meta.
+    const meta = traceMeta ? { ...made, ...traceMeta } : made;
     return { jsonrpc: '2.0', id: this.envelope.id(), method, params: meta === undefined ? { ...params } : { ...params, _meta: meta } };
   }
 
@@ -146,17 +162,27 @@ export class Requester {
     return transport.kind === 'http' && this.era === 'modern' ? this.envelope.headers(this.version, message.method, message.params ?? {}) : undefined;
   }
 
-  private async send(transport: ClientTransport, method: string, params: Record<string, unknown>, options: RequestOptions, deadline: Deadline): Promise<Result> {
+  private async send(transport: ClientTransport, method: string, params: Record<string, unknown>, options: RequestOptions, deadline: Deadline, flow: FlowStep | undefined): Promise<Result> {
     const left = deadline.remaining();
     if (left === 0) throw new RequestTimeoutError(`${method} got no response within ${deadline.totalMs} ms`);
     const token = options.onProgress ? this.envelope.progressToken() : undefined;
-    const message = this.message(method, params, options, token);
-    const response = await transport.request(message, {
-      signal: options.signal,
-      timeoutMs: left,
-      headers: this.headersFor(transport, message),
-      onNotification: (note) => this.notified(note, options, token),
-    });
+    const span = this.telemetry?.request(method, params, flow?.parent ?? contexts.active(), flow?.round);
+    const message = this.message(method, params, options, token, span?.traceMeta());
+    const version = this.era === 'modern' ? this.version : undefined;
+    span?.sent(message, transport.kind, version);
+    let response;
+    try {
+      response = await transport.request(message, {
+        signal: options.signal,
+        timeoutMs: left,
+        headers: this.headersFor(transport, message),
+        onNotification: (note) => this.notified(note, options, token),
+      });
+    } catch (failure) {
+      span?.end({ failure }, version);
+      throw failure;
+    }
+    span?.end({ response }, version);
     if ('error' in response) {
       const e = response.error;
       throw new McpError(typeof e?.code === 'number' ? e.code : ErrorCode.InternalError, String(e?.message ?? 'Unknown error'), e?.data);

@@ -9,7 +9,7 @@
  */
 
 import { requireCapabilities } from '../protocol/capabilities.js';
-import { McpError } from '../protocol/errors.js';
+import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isInputRequest } from '../protocol/input-requests.js';
 import { isInputRequiredResult, isObject } from '../protocol/guards.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
@@ -17,9 +17,10 @@ import { Method } from '../protocol/methods.js';
 import type { ClientCapabilities, InputRequest, InputRequests, InputRequiredResult, JsonValue, Result } from '../protocol/types.js';
 import type { RedemptionStore } from '../stores/redemption-store.js';
 import { digestOf } from './digest.js';
+import { flowIdOfOldState, newFlowId } from './flow-id.js';
 import { AUTHOR_STATE } from './interaction.js';
 import { ReplayInteraction, STUCK, type Ledger, type Stuck } from './replay.js';
-import { StateTooLargeError, type StateClaims, type StateSealer } from './sealed-state.js';
+import { StateTooLargeError, type StateClaims, type StateRejection, type StateSealer } from './sealed-state.js';
 
 export interface InputRoundsOptions {
   sealer: StateSealer;
@@ -29,6 +30,15 @@ export interface InputRoundsOptions {
   log: (message: string) => void;
   /** Called before every seal (e.g. to warn once about a per-process key). */
   beforeSeal?: (() => void) | undefined;
+}
+
+/** The multi round-trip call a round belongs to, as its sealed state carries it. */
+export interface Flow {
+  readonly id: string;
+  /** This round's number in the flow: 1 for the first request. */
+  readonly round: number;
+  /** What the previous round sealed to link its span (tracing; opaque here). */
+  readonly previous?: string | undefined;
 }
 
 /** One round in progress: the retry as opened, and the interaction its handler asks through. */
@@ -42,11 +52,31 @@ export interface Round {
   readonly replayed?: Result;
   /** The retry's state, once this round redeemed it (to keep its answer for a replay). */
   redeemed?: { id: string; expiresAt: number };
+  /** The flow; a first round has none until it seals a state (one that needs no input never does). */
+  flow?: Flow;
+  /** What the next state carries so that the next round's span can link to this one (set by the observer; opaque here). */
+  link?: string | undefined;
 }
 
-/** The one error a client gets for any state that fails; the reason goes to the server log only. */
-export function invalidStateError(): McpError {
-  return McpError.invalidParams('Invalid params: requestState is invalid or expired');
+/** The one error a client gets for any state that fails; the reason goes to the server log (and metrics) only. */
+export class RejectedStateError extends McpError {
+  constructor(readonly rejection: StateRejection) {
+    super(ErrorCode.InvalidParams, 'Invalid params: requestState is invalid or expired');
+  }
+}
+
+export function invalidStateError(rejection: StateRejection): McpError {
+  return new RejectedStateError(rejection);
+}
+
+/** The flow a state opened for this round continues (a state sealed before flow ids: named after the state itself). */
+function continuedFlow(ledger: Ledger, stateId: string): Flow {
+  const mark = ledger.f;
+  if (Array.isArray(mark) && typeof mark[0] === 'string' && typeof mark[1] === 'number') {
+    return { id: mark[0], round: mark[1] + 1, previous: typeof mark[2] === 'string' ? mark[2] : undefined };
+  }
+  // Its rounds so far are unknown; 2 is the earliest this one can be.
+  return { id: flowIdOfOldState(stateId), round: 2 };
 }
 
 export class InputRounds {
@@ -80,26 +110,29 @@ export class InputRounds {
     let ledger: Ledger = {};
     let bound: Promise<StateClaims> | undefined;
     let state: { id: string; expiresAt: number } | undefined;
+    let flow: Flow | undefined;
     if (params.requestState !== undefined) {
       bound = this.claims(request, principal ?? '');
       const claims = await bound;
       const opened = await this.options.sealer.open<Ledger>(params.requestState, claims);
       if (!opened.ok) {
         this.options.log(`Rejected requestState on ${request.method} "${claims.target}": ${opened.reason}`);
-        throw invalidStateError();
+        throw invalidStateError(opened.rejection);
       }
       if (singleUse && !(await this.options.redemptions.redeemOnce(opened.state.id, opened.state.expiresAt))) {
         this.options.log(`Rejected requestState on ${request.method} "${claims.target}": it was already redeemed`);
-        throw invalidStateError();
+        throw invalidStateError('redeemed');
       }
       ledger = isObject(opened.state.data) ? opened.state.data : {};
+      flow = continuedFlow(ledger, opened.state.id);
       if (!singleUse) {
         const replayed = await this.options.redemptions.savedResult?.(opened.state.id);
-        if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), claims: bound, replayed };
+        if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), claims: bound, replayed, flow };
         state = opened.state;
       }
     }
     const round: Round = { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities, state && (() => this.claimRound(round, state!))), claims: bound };
+    if (flow) round.flow = flow;
     return round;
   }
 
@@ -163,6 +196,9 @@ export class InputRounds {
 
   private async seal(round: Round, ledger: Ledger): Promise<string> {
     this.options.beforeSeal?.();
+    // The flow starts with its first sealed state; every later state carries the same id.
+    round.flow ??= { id: newFlowId(), round: 1 };
+    ledger.f = round.link === undefined ? [round.flow.id, round.flow.round] : [round.flow.id, round.flow.round, round.link];
     try {
       return await this.options.sealer.seal(await this.claimsOf(round), ledger);
     } catch (error) {

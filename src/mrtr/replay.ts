@@ -26,6 +26,12 @@ export interface Ledger {
   u?: JsonValue;
   /** Questions asked again after answers that did not fit: key → [answers so far, what was wrong with the last]. */
   r?: Record<string, [number, string]>;
+  /**
+   * The flow (input-rounds.ts): [its id, the round that sealed this state, the
+   * link to that round's span when it was traced]. States sealed before flow
+   * ids lack it and still open.
+   */
+  f?: [string, number] | [string, number, string];
 }
 
 export interface Unanswered {
@@ -48,6 +54,8 @@ export function questionDigest(question: Question<unknown>): Promise<string> {
 export class ReplayInteraction implements Interaction {
   /** Questions this run could not get answered, by key. */
   readonly unanswered = new Map<string, Unanswered>();
+  /** The `once` steps that ran in this round (not those whose result the ledger already had), in order. */
+  readonly onceRan: string[] = [];
   private readonly answers: Record<string, [string, unknown]>;
   private readonly onceResults: Record<string, [JsonValue]>;
   private readonly retries: Record<string, [number, string]>;
@@ -167,6 +175,7 @@ export class ReplayInteraction implements Interaction {
     if (running) return running as Promise<T>;
     const run = (async () => {
       if (this.claimRound) await (this.claimed ??= this.claimRound());
+      this.onceRan.push(name);
       const value = await fn();
       let json: JsonValue;
       try {

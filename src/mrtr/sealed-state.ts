@@ -45,7 +45,15 @@ export interface OpenedState<D> {
   expiresAt: number;
 }
 
-export type OpenResult<D> = { ok: true; state: OpenedState<D> } | { ok: false; reason: string };
+/**
+ * Why a state was refused, in one word (for metrics and the request log; the
+ * client never sees it): not a state of ours at all, too large, under a key
+ * this server does not hold, failing authentication, expired, bound to
+ * another server, principal, method, target or arguments, or already redeemed.
+ */
+export type StateRejection = 'malformed' | 'too_large' | 'unknown_key' | 'forged' | 'expired' | 'audience' | 'principal' | 'method' | 'target' | 'arguments' | 'redeemed';
+
+export type OpenResult<D> = { ok: true; state: OpenedState<D> } | { ok: false; reason: string; rejection: StateRejection };
 
 export class StateTooLargeError extends Error {
   constructor(
@@ -161,36 +169,36 @@ export class StateSealer {
   }
 
   async open<D>(token: unknown, claims: StateClaims): Promise<OpenResult<D>> {
-    if (typeof token !== 'string') return { ok: false, reason: 'requestState is not a string' };
-    if (token.length > this.maxBytes) return { ok: false, reason: `requestState is ${token.length} bytes, over the ${this.maxBytes}-byte limit` };
+    if (typeof token !== 'string') return { ok: false, reason: 'requestState is not a string', rejection: 'malformed' };
+    if (token.length > this.maxBytes) return { ok: false, reason: `requestState is ${token.length} bytes, over the ${this.maxBytes}-byte limit`, rejection: 'too_large' };
     const [version, keyId, encoded, extra] = token.split('.');
     if (version !== VERSION || keyId === undefined || encoded === undefined || extra !== undefined) {
-      return { ok: false, reason: 'requestState is not in the t1 format' };
+      return { ok: false, reason: 'requestState is not in the t1 format', rejection: 'malformed' };
     }
     const key = this.keys.find(keyId);
-    if (!key) return { ok: false, reason: `requestState was sealed with unknown or retired key "${keyId}"` };
-    if (!/^[A-Za-z0-9_-]*$/.test(encoded)) return { ok: false, reason: 'requestState body is not base64url' };
+    if (!key) return { ok: false, reason: `requestState was sealed with unknown or retired key "${keyId}"`, rejection: 'unknown_key' };
+    if (!/^[A-Za-z0-9_-]*$/.test(encoded)) return { ok: false, reason: 'requestState body is not base64url', rejection: 'malformed' };
     // Only the canonical encoding is accepted: a re-encoded state (other unused bits) is not the state we issued.
-    if (!canonicalTail(encoded)) return { ok: false, reason: 'requestState body is not canonical base64url' };
+    if (!canonicalTail(encoded)) return { ok: false, reason: 'requestState body is not canonical base64url', rejection: 'forged' };
     const body = this.crypto.base64urlDecode(encoded);
-    if (body.length < IV_BYTES + TAG_BYTES + 2) return { ok: false, reason: 'requestState is truncated' };
+    if (body.length < IV_BYTES + TAG_BYTES + 2) return { ok: false, reason: 'requestState is truncated', rejection: 'forged' };
     const iv = body.subarray(0, IV_BYTES);
     const plain = await this.crypto.aesGcmOpenText(key.secret, iv, this.header(keyId), body.subarray(IV_BYTES));
-    if (plain === undefined) return { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)' };
+    if (plain === undefined) return { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)', rejection: 'forged' };
     let payload: Payload<D>;
     try {
       payload = JSON.parse(plain) as Payload<D>;
     } catch {
-      return { ok: false, reason: 'requestState payload is not JSON' };
+      return { ok: false, reason: 'requestState payload is not JSON', rejection: 'malformed' };
     }
-    if (payload.v !== 1) return { ok: false, reason: `requestState payload version ${String(payload.v)} is unknown` };
+    if (payload.v !== 1) return { ok: false, reason: `requestState payload version ${String(payload.v)} is unknown`, rejection: 'malformed' };
     const now = this.clock();
-    if (!(now < payload.exp)) return { ok: false, reason: `requestState expired ${now - payload.exp} ms ago` };
-    if (payload.aud !== claims.audience) return { ok: false, reason: `requestState was issued by server "${payload.aud}", not "${claims.audience}"` };
-    if (payload.sub !== claims.principal) return { ok: false, reason: 'requestState was issued to another principal' };
-    if (payload.mth !== claims.method) return { ok: false, reason: `requestState was issued for ${payload.mth}, not ${claims.method}` };
-    if (payload.tgt !== claims.target) return { ok: false, reason: `requestState was issued for "${payload.tgt}", not "${claims.target}"` };
-    if (payload.arg !== claims.args) return { ok: false, reason: 'requestState was issued for other arguments' };
+    if (!(now < payload.exp)) return { ok: false, reason: `requestState expired ${now - payload.exp} ms ago`, rejection: 'expired' };
+    if (payload.aud !== claims.audience) return { ok: false, reason: `requestState was issued by server "${payload.aud}", not "${claims.audience}"`, rejection: 'audience' };
+    if (payload.sub !== claims.principal) return { ok: false, reason: 'requestState was issued to another principal', rejection: 'principal' };
+    if (payload.mth !== claims.method) return { ok: false, reason: `requestState was issued for ${payload.mth}, not ${claims.method}`, rejection: 'method' };
+    if (payload.tgt !== claims.target) return { ok: false, reason: `requestState was issued for "${payload.tgt}", not "${claims.target}"`, rejection: 'target' };
+    if (payload.arg !== claims.args) return { ok: false, reason: 'requestState was issued for other arguments', rejection: 'arguments' };
     return { ok: true, state: { data: payload.d, id: this.crypto.base64urlEncode(iv), expiresAt: payload.exp } };
   }
 }

@@ -24,6 +24,8 @@ import { operationScopes, type ScopeSources } from './operation-scopes.js';
 import { coreMethodOffered, coreMethods } from './methods.js';
 import { cacheHints, stderrLogger, type CacheableList, type ServerLogger, type ServerOptions } from './options.js';
 import { PromptRegistry } from './prompts.js';
+import type { RequestLog } from './request-log.js';
+import { RequestObserver } from './request-observer.js';
 import type { RequestMeta } from './request-meta.js';
 import { ResourceRegistry } from './resources.js';
 import { clientError } from './results.js';
@@ -44,6 +46,8 @@ export class ServerCore implements ServerHost {
   readonly loggingEnabled: boolean;
   /** `serverInfo` for every result's `_meta`, or undefined when turned off. */
   readonly identity: Record<string, unknown> | undefined;
+  /** Spans, metrics and request logs (point 0 of the request path). */
+  readonly observer: RequestObserver;
   private readonly options: ServerOptions;
   private readonly hub: SubscriptionHub;
   private readonly methods: Map<string, MethodHandler>;
@@ -74,6 +78,7 @@ export class ServerCore implements ServerHost {
     this.loggingEnabled = options.logging !== false;
     this.identity = options.serverInfoInResults === false ? undefined : { [META_SERVER_INFO]: info };
     this.changes = options.changes ?? new MemoryChangeBus();
+    this.observer = new RequestObserver(options.telemetry, options.requestLog, this.logger);
     this.hub = new SubscriptionHub(this.changes);
     this.tools = new ToolRegistry(() => this.listChanged('tools'));
     this.resources = new ResourceRegistry(() => this.listChanged('resources'));
@@ -205,6 +210,15 @@ export class ServerCore implements ServerHost {
 
   clientError(error: unknown, method: string): McpError {
     return clientError(error, method, this.logger);
+  }
+
+  taskStatus(status: string): void {
+    this.observer.taskStatus(status);
+  }
+
+  /** Adds a request log; returns the function that removes it. */
+  logRequests(log: RequestLog): () => void {
+    return this.observer.addLog(log);
   }
 
   errorReply(request: JsonRpcRequest, error: unknown): Reply {

@@ -76,6 +76,8 @@ export interface ServerHost {
   offers(method: string): boolean;
   /** The error a client may see for what a handler threw (logged when it is not the handler's own McpError). */
   clientError(error: unknown, method: string): McpError;
+  /** Counts a task entering `status` (metrics, docs/observability.md). */
+  taskStatus(status: string): void;
 }
 
 /** Makes an extension for one server. */

@@ -4,6 +4,8 @@ import type { KeyRing } from '../mrtr/keyring.js';
 import type { CacheHints } from '../protocol/types.js';
 import type { ChangeBus } from '../stores/change-bus.js';
 import type { RedemptionStore } from '../stores/redemption-store.js';
+import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
+import type { RequestLog } from './request-log.js';
 
 /** Where the server reports what the client must not see: handler failures, rejected state. */
 export interface ServerLogger {
@@ -44,6 +46,14 @@ export interface ServerOptions {
   state?: StateOptions;
   /** Where list changes and resource updates travel to listeners (default: this process only). */
   changes?: ChangeBus;
+  /**
+   * OpenTelemetry spans and metrics (docs/observability.md): on by default
+   * through the global providers, a no-op until the app installs an SDK;
+   * providers of its own, or `false` for none at all.
+   */
+  telemetry?: TelemetryOptions | false;
+  /** One entry per request (method, name, era, status, duration, flow, round, principal); see also `McpServer.logRequests`. */
+  requestLog?: RequestLog;
 }
 
 export interface StateOptions {

@@ -16,13 +16,26 @@ import type { Round } from '../mrtr/input-rounds.js';
 import type { ServerCore } from './core.js';
 import { passGates } from './gates.js';
 import { holdNotifications } from './held-notifications.js';
+import type { RequestObservation } from './request-observer.js';
 import { finishResult } from './results.js';
 
 export async function answerRequest(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
+  // 0. Observe: a span whose parent is the trace context in _meta, run as the current one, and the request log;
+  //    told what the steps below learn, reported once with the reply (request-observer.ts).
+  const observed = core.observer.begin(request, channel);
+  const reply = await observed.run(() => answerObserved(core, request, channel, observed));
+  observed.end(reply);
+  return reply;
+}
+
+async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel, observed: RequestObservation): Promise<Reply> {
   // 1. Era: an extension may answer a request of another era itself (a 2025-11-25 session: legacy/era.ts).
   for (const extension of core.routes) {
     const reply = extension.route!(request, channel);
-    if (reply) return reply;
+    if (reply) {
+      observed.routed();
+      return reply;
+    }
   }
 
   let admitted;
@@ -35,10 +48,12 @@ export async function answerRequest(core: ServerCore, request: JsonRpcRequest, c
     //    (inputResponses, requestState sealed and bound to this caller and request, single use) (mrtr/input-rounds.ts).
     if (INPUT_REQUIRED_METHODS.has(request.method)) {
       round = await core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(request));
+      observed.opened(round);
       // A replay of a round that ran a ctx.once step gets the answer that round gave, without running it again.
       if (round.replayed) return { message: resultResponse(request.id, finishResult(request.method, round.replayed, core.identity)) };
     }
   } catch (error) {
+    observed.failed(error);
     return core.errorReply(request, error);
   }
 
@@ -68,6 +83,7 @@ export async function answerRequest(core: ServerCore, request: JsonRpcRequest, c
     // A -32021 must travel on HTTP 400, before any stream: what was held is dropped.
     if (error instanceof McpError && error.code === ErrorCode.MissingRequiredClientCapability) held?.drop();
     else held?.release();
+    observed.failed(error);
     return core.errorReply(request, error);
   } finally {
     ctx.finish();

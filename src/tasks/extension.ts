@@ -20,6 +20,7 @@ import type { RequestMeta } from '../server/request-meta.js';
 import { madeByExtension } from '../server/results.js';
 import type { ToolCall, ToolHandOff } from '../server/tools.js';
 import { MemoryTaskStore, type TaskStore } from '../stores/task-store.js';
+import { StatusCountingStore } from './status-counting-store.js';
 import { TaskMethods } from './task-methods.js';
 import { TaskRunner } from './task-runner.js';
 import { inlineTask, isTaskWork, taskWork, type TaskContext, type TaskOptions, type TaskReturn, type TaskWork } from './task-work.js';
@@ -72,7 +73,7 @@ class TasksExtension implements ServerExtension {
     options: TasksOptions,
   ) {
     const maxTasks = options.store ? undefined : (options.maxTasks ?? 10_000);
-    const store = options.store ?? new MemoryTaskStore({ maxTasks });
+    const store = new StatusCountingStore(options.store ?? new MemoryTaskStore({ maxTasks }), (status) => host.taskStatus(status));
     this.runner = new TaskRunner(
       store,
       {

@@ -79,6 +79,8 @@ export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'schema', only: ['protocol'] },
   { layer: 'stores', only: ['protocol', 'platform'] },
   { layer: 'transport', only: ['protocol'] },
+  // OpenTelemetry for both sides (the API package only): what a request is, trace context in _meta, spans and metrics.
+  { layer: 'telemetry', only: ['protocol'] },
   // The client's sign-in: web-standard, and nothing of the client itself (it wraps the transport's fetch).
   { layer: 'auth/client', only: ['protocol'] },
   // The resource server: the transport seam and the caller's types (protocol), SHA-256 for DPoP (platform),
@@ -87,6 +89,8 @@ export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'mrtr', never: ['server', 'client', 'transport', 'legacy', 'tasks', 'auth/client', 'auth/server', 'cli'] },
   { layer: 'server', never: ['legacy', 'tasks', 'client', 'auth/client', 'auth/server', 'cli'] },
   { layer: 'client', never: ['server', 'mrtr', 'legacy', 'tasks', 'schema', 'stores', 'auth/server', 'cli'] },
+  // The test kit (tessera-mcp/testing) drives the whole server, like the root's McpServer: anything but the CLI.
+  { layer: 'testing', never: ['cli'] },
 ];
 
 /** Only cli (and the command's entry) may import cli. */
@@ -101,6 +105,7 @@ export function layerViolations(graph: ImportGraph, rules: readonly LayerRule[] 
       const to = layerOf(target);
       if (to === from) continue;
       if (to === 'cli' && !CLI_IMPORTERS.has(from)) problems.push(`${file} imports ${target}: nothing but cli imports cli`);
+      else if (to === 'testing') problems.push(`${file} imports ${target}: nothing imports the test kit (it is an entry point of its own)`);
       else if (rule?.only && !rule.only.includes(to)) problems.push(`${file} imports ${target}: ${from} may import only ${rule.only.join(', ') || 'nothing else'}`);
       else if (rule?.never?.includes(to)) problems.push(`${file} imports ${target}: ${from} never imports ${to}`);
     }

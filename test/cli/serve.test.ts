@@ -104,6 +104,28 @@ describe('tessera serve over HTTP', () => {
     }
   });
 
+  it('--log writes one line per request on stderr; --log wire adds what crossed the wire (issue 14)', async () => {
+    const served = await startServe([instanceModule, '--log', '--keys', generateStateKey('klog')]);
+    try {
+      await sealingKeyId(served.url);
+      await served.server.waitFor(/tools\/call hello {2}input_required {2}[\d.]+ ms {2}flow [\w-]{12} round 1 {2}state \d+ B/);
+      expect(served.server.stderr).toMatch(/^\d\d:\d\d:\d\d\.\d{3} {2}tools\/call hello/m);
+    } finally {
+      served.server.stop();
+    }
+    const wire = await startServe([instanceModule, '--log', 'wire']);
+    try {
+      await sealingKeyId(wire.url);
+      const [json] = await wire.server.waitFor(/\{"time".*"method":"tools\/call".*\}/);
+      expect(JSON.parse(json!)).toMatchObject({ method: 'tools/call', name: 'hello', status: 'input_required', round: 1, arguments: {}, result: { resultType: 'input_required' } });
+    } finally {
+      wire.server.stop();
+    }
+    const wrong = await runCli(['serve', instanceModule, '--log', 'xml']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--log takes text, json, wire, not "xml"');
+  });
+
   it('refuses keys that are not keys (exit 2)', async () => {
     const run = await runCli(['serve', demoModule, '--keys', 'not-a-key']);
     expect(run.code).toBe(2);

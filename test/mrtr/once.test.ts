@@ -5,25 +5,23 @@
  * stream, on this instance or another sharing the store — gets the answer the
  * round gave without running the step again. A flow starts with its first
  * request: a once step in a first round (no state yet) runs for each first
- * request, each its own flow.
+ * request, each its own flow. Written on the test kit (tessera-mcp/testing):
+ * its instances share a key ring and a redemption store, like a cluster.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, MemoryRedemptionStore, type RunningHttpServer } from '../../src/index.js';
+import { ask, McpServer, type McpServerOptions } from '../../src/index.js';
+import { accept, testServer } from '../../src/testing/index.js';
 import { deferred } from '../helpers/deferred.js';
-import { meta, rpc, startHttp } from '../helpers/http.js';
-import { accept, toolText } from '../helpers/mrtr-client.js';
-import { quietLogger } from '../helpers/results.js';
 
-const KEYS = generateStateKey('once1');
-const FORM = { elicitation: { form: {} } };
 const confirmForm = z.object({ approve: z.boolean() });
+const yes = accept({ approve: true });
 const deployments: string[] = [];
 const gate = { release: deferred(), started: deferred() };
 
-function build(redemptions: MemoryRedemptionStore): McpServer {
-  const server = new McpServer({ name: 'once', version: '1.0.0' }, { logger: quietLogger(), state: { keys: KEYS, audience: 'once-cluster', redemptions } });
+function build(options: McpServerOptions): McpServer {
+  const server = new McpServer({ name: 'once', version: '1.0.0' }, options);
   // The README's deploy tool: confirm, then the side effect in ctx.once.
   server.tool('deploy', { input: z.object({ service: z.string() }) }, async ({ service }, ctx) => {
     const answer = await ctx.ask(ask.form(`Deploy ${service}?`, confirmForm, { key: 'confirm' }));
@@ -60,75 +58,59 @@ function build(redemptions: MemoryRedemptionStore): McpServer {
   return server;
 }
 
-const shared = new MemoryRedemptionStore();
-let a: RunningHttpServer;
-let b: RunningHttpServer;
+const a = testServer(build);
+const b = a.instance();
 
-beforeAll(async () => {
-  a = await startHttp(build(shared));
-  b = await startHttp(build(shared));
-});
-
-afterAll(async () => {
-  await a.close();
-  await b.close();
-});
-
-async function call(url: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const reply = await rpc(url, 'tools/call', { ...params, _meta: meta({ 'io.modelcontextprotocol/clientCapabilities': FORM }) });
-  return reply.response as Record<string, unknown>;
-}
-
-const resultOf = (response: Record<string, unknown>): Record<string, unknown> => response.result as Record<string, unknown>;
+const textOf = (result: unknown): unknown => (result as { content?: Array<{ text?: string }> } | undefined)?.content?.[0]?.text;
 
 describe('ctx.once, once per flow (issue 18; README deploy example)', () => {
   it('a replayed final round gets the same answer, and the step ran once — on the same instance and on another', async () => {
     deployments.length = 0;
-    const params = { name: 'deploy', arguments: { service: 'api' } };
-    const first = resultOf(await call(a.url, params));
-    const retry = { ...params, requestState: first.requestState, inputResponses: { confirm: accept({ approve: true }) } };
-    const done = resultOf(await call(a.url, retry));
-    expect(toolText(done)).toBe('deployed api-1');
-    const again = resultOf(await call(a.url, retry));
-    const elsewhere = resultOf(await call(b.url, retry));
-    expect(toolText(again)).toBe('deployed api-1');
-    expect(toolText(elsewhere)).toBe('deployed api-1');
+    const first = await a.start('tools/call', { name: 'deploy', arguments: { service: 'api' } });
+    const [done, again] = await a.replay(first, { confirm: yes });
+    expect(textOf(done.result)).toBe('deployed api-1');
+    expect(done.log?.onceSteps).toEqual(['deploy']);
+    expect(textOf(again.result)).toBe('deployed api-1');
+    const elsewhere = await b.retry(first, { confirm: yes });
+    expect(textOf(elsewhere.result)).toBe('deployed api-1');
+    expect(elsewhere.log?.onceSteps).toBeUndefined();
     expect(deployments).toEqual(['api']);
   });
 
   it('a replayed round that ran a step and asked again gets the same questions and state; the flow finishes once', async () => {
     deployments.length = 0;
-    const one = resultOf(await call(a.url, { name: 'reserve_then_pay' }));
-    const retry = { name: 'reserve_then_pay', requestState: one.requestState, inputResponses: { reserve: accept({ approve: true }) } };
-    const two = resultOf(await call(a.url, retry));
-    expect(two.resultType).toBe('input_required');
-    const replayed = resultOf(await call(b.url, retry));
-    expect(replayed.requestState).toBe(two.requestState);
-    expect(replayed.inputRequests).toEqual(two.inputRequests);
-    const done = resultOf(await call(b.url, { name: 'reserve_then_pay', requestState: two.requestState, inputResponses: { pay: accept({ approve: true }) } }));
-    expect(toolText(done)).toBe('paid seat-1');
+    const one = await a.start('tools/call', { name: 'reserve_then_pay' });
+    const two = await a.retry(one, { reserve: yes });
+    expect(two.result?.resultType).toBe('input_required');
+    const replayed = await b.retry(one, { reserve: yes });
+    expect(replayed.pending?.requestState).toBe(two.pending?.requestState);
+    expect(replayed.pending?.inputRequests).toEqual(two.pending?.inputRequests);
+    const done = await b.retry(two.pending!, { pay: yes });
+    expect(textOf(done.result)).toBe('paid seat-1');
     expect(deployments).toEqual(['seat']);
   });
 
   it('two copies of a round at once: one runs the step, the other is refused with -32602 and runs nothing', async () => {
     deployments.length = 0;
-    const one = resultOf(await call(a.url, { name: 'slow' }));
-    const retry = { name: 'slow', requestState: one.requestState, inputResponses: { go: accept({ approve: true }) } };
-    const running = call(a.url, retry);
+    const one = await a.start('tools/call', { name: 'slow' });
+    const running = a.retry(one, { go: yes });
     await gate.started.promise;
-    const second = await call(b.url, retry);
-    expect((second.error as { code: number; message: string }).code).toBe(-32602);
-    expect((second.error as { message: string }).message).toContain('already answered');
+    const second = await b.retry(one, { go: yes });
+    expect(second.error?.code).toBe(-32602);
+    expect(second.error?.message).toContain('already answered');
     gate.release.resolve();
-    expect(toolText(resultOf(await running))).toBe('slow done');
+    expect(textOf((await running).result)).toBe('slow done');
     // Once the first has answered, a replay gets its answer.
-    expect(toolText(resultOf(await call(b.url, retry)))).toBe('slow done');
+    expect(textOf((await b.retry(one, { go: yes })).result)).toBe('slow done');
     expect(deployments).toEqual(['slow']);
   });
 
   it('a once step in a first round runs for every first request: each is a flow of its own', async () => {
     deployments.length = 0;
-    expect(toolText(resultOf(await call(a.url, { name: 'first_step' })))).toBe('1');
-    expect(toolText(resultOf(await call(a.url, { name: 'first_step' })))).toBe('2');
+    const first = await a.callTool('first_step');
+    const second = await a.callTool('first_step');
+    expect([first.text, second.text]).toEqual(['1', '2']);
+    expect([first.onceSteps, second.onceSteps]).toEqual([['tick'], ['tick']]);
+    expect([first.flowId, second.flowId]).toEqual([undefined, undefined]);
   });
 });

@@ -1,0 +1,182 @@
+/**
+ * Watching each request from arrival to reply, for the two things that look
+ * on: OpenTelemetry (a span, metrics — telemetry/server-telemetry.ts) and
+ * the request logs (request-log.ts). The request path tells it what it
+ * learns on the way (the era, the round it opened, the error it failed
+ * with); at the end it reads the reply and reports once to both.
+ */
+
+import { context as contexts } from '@opentelemetry/api';
+import { RejectedStateError, type Round } from '../mrtr/input-rounds.js';
+import type { Reply, RequestChannel } from '../protocol/channel.js';
+import { isObject } from '../protocol/guards.js';
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
+import { META_PROTOCOL_VERSION } from '../protocol/meta.js';
+import { Method } from '../protocol/methods.js';
+import { ServerTelemetry, type ServedRequest, type ServerSpan } from '../telemetry/server-telemetry.js';
+import { targetOf } from '../telemetry/request-attributes.js';
+import { TelemetrySource, type TelemetryOptions } from '../telemetry/telemetry-options.js';
+import type { ServerLogger } from './options.js';
+import type { RequestLog, RequestLogEntry } from './request-log.js';
+
+export class RequestObserver {
+  private readonly logs: RequestLog[] = [];
+  private readonly telemetry: ServerTelemetry | undefined;
+
+  constructor(
+    telemetry: TelemetryOptions | false | undefined,
+    log: RequestLog | undefined,
+    private readonly logger: ServerLogger,
+  ) {
+    this.telemetry = telemetry === false ? undefined : new ServerTelemetry(new TelemetrySource(telemetry));
+    if (log) this.logs.push(log);
+  }
+
+  /** Adds a request log; returns the function that removes it again. */
+  addLog(log: RequestLog): () => void {
+    this.logs.push(log);
+    return () => {
+      const at = this.logs.indexOf(log);
+      if (at >= 0) this.logs.splice(at, 1);
+    };
+  }
+
+  begin(request: JsonRpcRequest, channel: RequestChannel): RequestObservation {
+    if (!this.telemetry && this.logs.length === 0) return UNOBSERVED;
+    return new Observation(request, channel, this.telemetry?.start(request), [...this.logs], this.logger);
+  }
+
+  /** A task entered `status` (the Tasks extension reports its store's transitions here). */
+  taskStatus(status: string): void {
+    this.telemetry?.taskStatus(status);
+  }
+}
+
+/** One request being watched, told what the request path learns on the way. */
+export interface RequestObservation {
+  /** Runs the request with its span current, so spans the handler makes are its children. */
+  run<T>(answer: () => Promise<T>): Promise<T>;
+  /** Another era took the request (point 1). */
+  routed(): void;
+  /** The round was opened (point 3): the next state it seals links back to this request's span. */
+  opened(round: Round): void;
+  /** The request failed with `error` (before or after its handler ran). */
+  failed(error: unknown): void;
+  /** The reply is ready: report it. */
+  end(reply: Reply): void;
+}
+
+class Observation implements RequestObservation {
+  private era: 'modern' | 'legacy' = 'modern';
+  private round: Round | undefined;
+  private error: unknown;
+  private readonly startedAt = performance.now();
+  private readonly arrived = Date.now();
+
+  constructor(
+    private readonly request: JsonRpcRequest,
+    private readonly channel: RequestChannel,
+    private readonly span: ServerSpan | undefined,
+    private readonly logs: readonly RequestLog[],
+    private readonly logger: ServerLogger,
+  ) {}
+
+  run<T>(answer: () => Promise<T>): Promise<T> {
+    return this.span ? contexts.with(this.span.context, answer) : answer();
+  }
+
+  routed(): void {
+    this.era = 'legacy';
+  }
+
+  opened(round: Round): void {
+    this.round = round;
+    round.link = this.span?.linkToken;
+  }
+
+  failed(error: unknown): void {
+    this.error = error;
+  }
+
+  end(reply: Reply): void {
+    const served = this.served(reply);
+    this.span?.end(served);
+    if (this.logs.length > 0) this.writeLogs(served, reply);
+  }
+
+  private served(reply: Reply): ServedRequest {
+    const message = reply.message;
+    const params = this.request.params;
+    const meta = params?._meta;
+    const declared = isObject(meta) && typeof meta[META_PROTOCOL_VERSION] === 'string' ? meta[META_PROTOCOL_VERSION] : undefined;
+    const served: ServedRequest = {
+      era: this.era,
+      protocolVersion: declared ?? this.channel.header?.('mcp-protocol-version') ?? (this.request.method === 'initialize' && typeof params?.protocolVersion === 'string' ? params.protocolVersion : undefined),
+      sessionId: this.era === 'legacy' ? this.channel.header?.('mcp-session-id') : undefined,
+    };
+    if ('error' in message) {
+      served.error = { code: message.error.code, message: message.error.message };
+      if (this.error instanceof RejectedStateError) served.rejection = this.error.rejection;
+    } else {
+      const result = message.result;
+      served.resultType = typeof result.resultType === 'string' ? result.resultType : 'complete';
+      if (this.request.method === Method.ToolsCall && result.isError === true) served.toolError = true;
+      if (served.resultType === 'input_required' && typeof result.requestState === 'string') served.stateBytes = result.requestState.length;
+    }
+    const round = this.round;
+    if (round) {
+      served.flow = round.flow;
+      if (served.resultType !== 'input_required') served.flowRounds = round.flow?.round ?? 1;
+      served.onceSteps = round.interaction.onceRan;
+    }
+    return served;
+  }
+
+  private writeLogs(served: ServedRequest, reply: Reply): void {
+    const params = this.request.params ?? {};
+    const entry: RequestLogEntry = {
+      time: new Date(this.arrived).toISOString(),
+      requestId: this.request.id,
+      method: this.request.method,
+      era: served.era,
+      status: served.error ? 'error' : ((served.resultType ?? 'complete') as RequestLogEntry['status']),
+      durationMs: Math.round((performance.now() - this.startedAt) * 1000) / 1000,
+    };
+    const name = targetOf(this.request.method, params);
+    if (name !== undefined) entry.name = name;
+    if (served.protocolVersion !== undefined) entry.protocolVersion = served.protocolVersion;
+    if (served.error) entry.errorCode = served.error.code;
+    if (served.toolError) entry.toolError = true;
+    if (served.flow) {
+      entry.flowId = served.flow.id;
+      entry.round = served.flow.round;
+    } else if (this.round) {
+      entry.round = 1;
+    }
+    if (this.channel.principal !== undefined) entry.principal = this.channel.principal;
+    if (served.stateBytes !== undefined) entry.stateBytes = served.stateBytes;
+    if (served.rejection !== undefined) entry.rejectedState = served.rejection as RequestLogEntry['rejectedState'];
+    if (served.onceSteps && served.onceSteps.length > 0) entry.onceSteps = [...served.onceSteps];
+    for (const log of this.logs) {
+      const include = log.include ?? [];
+      const written = include.length === 0 ? entry : { ...entry };
+      if (include.includes('arguments') && params.arguments !== undefined) written.arguments = params.arguments;
+      if (include.includes('answers') && params.inputResponses !== undefined) written.answers = params.inputResponses;
+      if (include.includes('result')) written.result = 'error' in reply.message ? reply.message.error : reply.message.result;
+      try {
+        log.write(written);
+      } catch (error) {
+        this.logger.error('A request log failed to write an entry', error);
+      }
+    }
+  }
+}
+
+/** What `begin` gives when nothing looks on (telemetry off, no log): every step costs nothing. */
+const UNOBSERVED: RequestObservation = {
+  run: (answer) => answer(),
+  routed: () => undefined,
+  opened: () => undefined,
+  failed: () => undefined,
+  end: () => undefined,
+};

@@ -1,0 +1,44 @@
+/**
+ * Where spans and metrics go. Tessera depends on `@opentelemetry/api` only:
+ * without an SDK every span and instrument is a no-op. By default the global
+ * providers and propagator are used (what an SDK registers); tests and apps
+ * with several pipelines hand their own in.
+ */
+
+import { metrics, propagation, trace, type Meter, type MeterProvider, type TextMapPropagator, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { INSTRUMENTATION_SCOPE } from './semantic-conventions.js';
+
+export interface TelemetryOptions {
+  /** Default: the global tracer provider. */
+  tracerProvider?: TracerProvider;
+  /** Default: the global meter provider. */
+  meterProvider?: MeterProvider;
+  /** How trace context is written into and read from `_meta` (default: the global propagator, W3C Trace Context with the SDK's defaults). */
+  propagator?: TextMapPropagator;
+}
+
+/** The tracer, meter and propagator of one server or client, resolved when first used. */
+export class TelemetrySource {
+  private tracerInUse: Tracer | undefined;
+  private meterInUse: Meter | undefined;
+
+  constructor(private readonly options: TelemetryOptions = {}) {}
+
+  get tracer(): Tracer {
+    this.tracerInUse ??= (this.options.tracerProvider ?? trace).getTracer(INSTRUMENTATION_SCOPE);
+    return this.tracerInUse;
+  }
+
+  /**
+   * Taken at first use, not at construction: the global meter API has no
+   * proxy, so a meter taken before the app registers its SDK would stay a no-op.
+   */
+  get meter(): Meter {
+    this.meterInUse ??= (this.options.meterProvider ?? metrics).getMeter(INSTRUMENTATION_SCOPE);
+    return this.meterInUse;
+  }
+
+  get propagator(): TextMapPropagator {
+    return this.options.propagator ?? propagation;
+  }
+}
