@@ -4,7 +4,7 @@
  */
 
 import { Command, Option } from 'commander';
-import { generateStateKey } from '../mrtr/keyring.js';
+import { generateStateKey } from 'tessera-mcp';
 import { cliVersion } from './connect.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import type { RequestCommandOptions } from './request-commands.js';

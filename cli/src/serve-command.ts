@@ -22,7 +22,7 @@ import {
   type McpServerOptions,
   type RequestHandler,
   type RunningHttpServer,
-} from '../index.js';
+} from 'tessera-mcp';
 import { CliError, EXIT_OK, UsageError } from './errors.js';
 import { loadServerModule, type LoadedServer } from './server-module.js';
 import { colors, say } from './terminal.js';

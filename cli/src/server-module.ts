@@ -18,7 +18,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Implementation, McpServerOptions, RequestHandler } from '../index.js';
+import type { Implementation, McpServerOptions, RequestHandler } from 'tessera-mcp';
 import { CliError } from './errors.js';
 
 export interface LoadedServer {

@@ -4,8 +4,8 @@
  * received with `--json`.
  */
 
-import { isObject } from '../protocol/guards.js';
-import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from '../index.js';
+import { isObject } from './is-object.js';
+import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from 'tessera-mcp';
 import { print, resultColors } from './terminal.js';
 import { allowedTypes } from './tool-arguments.js';
 

@@ -4,8 +4,8 @@
  * result, and turn the outcome into an exit code.
  */
 
-import type { Client, Prompt, Resource, ResourceTemplate, Tool } from '../index.js';
-import { McpError } from '../protocol/errors.js';
+import type { Client, Prompt, Resource, ResourceTemplate, Tool } from 'tessera-mcp';
+import { McpError } from 'tessera-mcp';
 import { AnswersFile } from './answers-file.js';
 import { connectClient, describeRefusal, explain, withHint, type ConnectOptions } from './connect.js';
 import { CliError, EXIT_OK, InterruptedError } from './errors.js';

@@ -5,7 +5,7 @@
  * scripted one are held to the same rules.
  */
 
-import { isObject } from '../protocol/guards.js';
+import { isObject } from './is-object.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * The `tessera` command: parses the command line, runs the command, and maps
- * every outcome to an exit code (see errors.ts). No library code imports
- * src/cli: the command sits on top of the package, never under it.
+ * every outcome to an exit code (see errors.ts). The command is its own
+ * package on top of the library, using only its public entry points.
  */
 
 import { CommanderError } from 'commander';

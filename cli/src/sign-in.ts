@@ -6,14 +6,17 @@
  * signs in as itself instead, no browser involved.
  */
 
-import { FileTokenStore } from '../auth/client/file-token-store.js';
-import { clientCredentials } from '../auth/client/client-credentials-grant.js';
-import type { UserAuthorization } from '../auth/client/authorization-code-grant.js';
-import { LoopbackRedirect } from '../auth/client/loopback-redirect.js';
-import { OAuthProvider, type OAuthProviderOptions } from '../auth/client/oauth-provider.js';
-import type { PreRegisteredClient } from '../auth/client/client-identity.js';
-import { AuthorizationError } from '../auth/client/errors.js';
-import { canonicalResource } from '../auth/client/resource-metadata.js';
+import {
+  AuthorizationError,
+  canonicalResource,
+  clientCredentials,
+  FileTokenStore,
+  LoopbackRedirect,
+  OAuthProvider,
+  type OAuthProviderOptions,
+  type PreRegisteredClient,
+  type UserAuthorization,
+} from 'tessera-mcp';
 import { tokenFile } from './config-dir.js';
 import { UsageError } from './errors.js';
 import { openBrowser } from './open-browser.js';

@@ -5,7 +5,7 @@
  * schema does not describe, or to send a string that looks like a number).
  */
 
-import { isObject } from '../protocol/guards.js';
+import { isObject } from './is-object.js';
 import { UsageError } from './errors.js';
 
 type Json = Record<string, unknown>;

@@ -7,10 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 // The client alone, not the package index: `tessera call` need not load the server side (schemas, Ajv).
-import { Client } from '../client/client.js';
-import { AuthorizationError } from '../auth/client/errors.js';
-import { ClientError, TransportError } from '../client/errors.js';
-import type { InputHandlers } from '../index.js';
+import { AuthorizationError, Client, ClientError, TransportError, type InputHandlers } from 'tessera-mcp';
 import { CliError, UsageError } from './errors.js';
 import { createSignIn, describeAuthorizationError, type SignInOptions } from './sign-in.js';
 import { describeTarget, type Target } from './target.js';
@@ -28,7 +25,7 @@ export interface ConnectOptions {
 /** This package's version, for clientInfo. */
 export function cliVersion(): string {
   try {
-    const json = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    const json = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
     return json.version ?? '0.0.0';
   } catch {
     return '0.0.0';
