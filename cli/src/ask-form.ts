@@ -6,7 +6,7 @@
  */
 
 import { checkbox, input, select } from '@inquirer/prompts';
-import type { ElicitRequestFormParams, ElicitResult, InputContext } from 'tessera-mcp';
+import type { ElicitRequestFormParams, ElicitResult, InputContext } from 'tessera-mcp/client';
 import { checkChoices, checkText, describeNumber, readFormFields, readNumber, type FormField } from './form-fields.js';
 import { askerName, colors, promptContext, say } from './terminal.js';
 

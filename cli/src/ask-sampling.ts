@@ -6,7 +6,7 @@
 
 import { isObject } from './is-object.js';
 import { input } from '@inquirer/prompts';
-import type { CreateMessageRequestParams, CreateMessageResult, InputContext } from 'tessera-mcp';
+import type { CreateMessageRequestParams, CreateMessageResult, InputContext } from 'tessera-mcp/client';
 import { textResult } from './ask-sampling-command.js';
 import { showQuestion } from './ask-form.js';
 import { colors, promptContext, say } from './terminal.js';

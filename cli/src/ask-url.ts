@@ -6,7 +6,7 @@
  */
 
 import { domainToUnicode } from 'node:url';
-import type { ElicitRequestUrlParams, ElicitResult, InputContext } from 'tessera-mcp';
+import type { ElicitRequestUrlParams, ElicitResult, InputContext } from 'tessera-mcp/client';
 import { chooseAction, showQuestion } from './ask-form.js';
 import { colors, say } from './terminal.js';
 

@@ -7,7 +7,8 @@
 
 import { readFileSync } from 'node:fs';
 // The client alone, not the package index: `tessera call` need not load the server side (schemas, Ajv).
-import { AuthorizationError, Client, ClientError, TransportError, type InputHandlers } from 'tessera-mcp';
+import { AuthorizationError, Client, ClientError, TransportError, type InputHandlers } from 'tessera-mcp/client';
+import { StdioClientTransport } from 'tessera-mcp/stdio';
 import { CliError, UsageError } from './errors.js';
 import { createSignIn, describeAuthorizationError, type SignInOptions } from './sign-in.js';
 import { describeTarget, type Target } from './target.js';
@@ -64,7 +65,7 @@ export async function connectClient(target: Target, handlers: InputHandlers, opt
     if (target.kind === 'http') {
       const auth = createSignIn(target.url, options.signIn ?? {}).provider;
       await client.connect(target.url, Object.keys(headers).length > 0 ? { headers, auth } : { auth });
-    } else await client.connect({ command: target.command, args: target.args, stderr: 'inherit' });
+    } else await client.connect(new StdioClientTransport({ command: target.command, args: target.args, stderr: 'inherit' }));
   } catch (error) {
     await client.close().catch(() => undefined);
     const refusal = describeRefusal(target, error);

@@ -19,7 +19,7 @@ import type {
   InputContext,
   InputHandlers,
   Root,
-} from 'tessera-mcp';
+} from 'tessera-mcp/client';
 // The terminal question modules (and the prompt library) load only when a person is asked.
 import { runSamplingCommand } from './ask-sampling-command.js';
 import type { AnswersFile } from './answers-file.js';

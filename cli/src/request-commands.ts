@@ -4,7 +4,7 @@
  * result, and turn the outcome into an exit code.
  */
 
-import type { Client, Prompt, Resource, ResourceTemplate, Tool } from 'tessera-mcp';
+import type { Client, Prompt, Resource, ResourceTemplate, Tool } from 'tessera-mcp/client';
 import { McpError } from 'tessera-mcp';
 import { AnswersFile } from './answers-file.js';
 import { connectClient, describeRefusal, explain, withHint, type ConnectOptions } from './connect.js';

@@ -8,21 +8,19 @@
 
 import { Console } from 'node:console';
 import {
-  Client,
   createLinkPair,
   KeyRing,
-  LinkClientTransport,
-  serveHttp,
   protectedResource,
   serveLink,
-  serveStdio,
   STATE_KEYS_ENV,
   tokenIntrospection,
   type HttpAuthorization,
   type McpServerOptions,
   type RequestHandler,
-  type RunningHttpServer,
 } from 'tessera-mcp';
+import { Client, LinkClientTransport } from 'tessera-mcp/client';
+import { serveHttp, type RunningHttpServer } from 'tessera-mcp/node';
+import { serveStdio } from 'tessera-mcp/stdio';
 import { CliError, EXIT_OK, UsageError } from './errors.js';
 import { loadServerModule, type LoadedServer } from './server-module.js';
 import { colors, say } from './terminal.js';

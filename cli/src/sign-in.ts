@@ -10,13 +10,12 @@ import {
   AuthorizationError,
   canonicalResource,
   clientCredentials,
-  FileTokenStore,
-  LoopbackRedirect,
   OAuthProvider,
   type OAuthProviderOptions,
   type PreRegisteredClient,
   type UserAuthorization,
-} from 'tessera-mcp';
+} from 'tessera-mcp/client';
+import { FileTokenStore, LoopbackRedirect } from 'tessera-mcp/node';
 import { tokenFile } from './config-dir.js';
 import { UsageError } from './errors.js';
 import { openBrowser } from './open-browser.js';

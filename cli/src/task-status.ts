@@ -5,7 +5,7 @@
  * lines never draw over it.
  */
 
-import type { TaskUpdate } from 'tessera-mcp';
+import type { TaskUpdate } from 'tessera-mcp/client';
 import type { ProgressBar } from './progress-bar.js';
 import { colors, say } from './terminal.js';
 

@@ -10,7 +10,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, MemoryRedemptionStore, type RunningHttpServer } from '../../src/index.js';
+import { ask, generateStateKey, McpServer, MemoryRedemptionStore } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { deferred } from '../helpers/deferred.js';
 import { meta, rpc, startHttp } from '../helpers/http.js';
 import { accept, toolText } from '../helpers/mrtr-client.js';
