@@ -1,13 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const src = fileURLToPath(new URL('./src/', import.meta.url));
+
 export default defineConfig({
   resolve: {
-    // Examples and fixtures import the package by name; tests run them from source.
-    alias: {
-      'tessera-mcp/testing': fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
-      'tessera-mcp': fileURLToPath(new URL('./src/index.ts', import.meta.url)),
-    },
+    // Examples, fixtures and the CLI import the package by name; tests run them from source.
+    // Each entry point `tessera-mcp/<name>` is the file src/<name>.ts (as in package.json "exports").
+    alias: [
+      { find: /^tessera-mcp$/, replacement: `${src}index.ts` },
+      { find: /^tessera-mcp\/(.+)$/, replacement: `${src}$1.ts` },
+    ],
   },
   test: {
     include: ['test/**/*.test.ts'],

@@ -10,7 +10,8 @@
 
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNodeHandler, McpServer } from 'tessera-mcp';
+import { McpServer } from 'tessera-mcp';
+import { createNodeHandler } from 'tessera-mcp/node';
 import { addDeployTool } from './deploy.js';
 import { addSignInTool, MemorySignInStore, type SignInStore } from './sign-in.js';
 import { addSummarizeTool } from './summarize.js';

@@ -1,4 +1,11 @@
-/** Tessera: an MCP 2026-07-28 server built around Multi Round-Trip Requests. */
+/**
+ * `tessera-mcp`: the server (`McpServer`, `ask`, stores, keys, the resource
+ * server's token checks), errors and wire types. Web-standard throughout: no
+ * `node:*` module is reachable from here (test/package checks it), so it runs
+ * on Node, Deno, Bun, Workers and in bundlers alike. Serve it with
+ * `tessera-mcp/node`, `/fetch`, `/stdio` or a framework adapter; the client is
+ * `tessera-mcp/client`.
+ */
 
 export type { ServerOptions, StateOptions, ServerLogger, CacheableList } from './server/options.js';
 export type { RequestLog, RequestLogEntry, RequestLogDetail } from './server/request-log.js';
@@ -18,19 +25,18 @@ export type {
   TemplateHandler,
   ResourceReturn,
 } from './server/resources.js';
-export type { PromptDefinition, PromptHandler, PromptReturn, PromptArguments } from './server/prompts.js';
+export type { PromptDefinition, PromptHandler, PromptReturn, PromptArguments, PromptArgsOf } from './server/prompts.js';
 export type { Completer, CompletionRequest, CompletionAnswer } from './server/completion.js';
 export type { SchemaInput, JsonSchemaObject } from './schema/resolve.js';
 
-export { createNodeHandler, serveHttp, type HttpServeOptions, type NodeHandlerOptions, type RunningHttpServer } from './transport/http/node.js';
-export { createFetchHandler } from './transport/http/fetch.js';
-export type { CorsOptions } from './transport/http/cors.js';
 export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
-export { serveStdio, streamLink } from './transport/stdio.js';
+export type { CorsOptions } from './transport/http/cors.js';
+export type { HostGuardOptions } from './transport/http/host-guard.js';
 export { serveLink, type LinkServer } from './transport/serve-link.js';
 export { createLinkPair, type MessageLink } from './transport/link.js';
 
-export { McpError, ErrorCode } from './protocol/errors.js';
+export { McpError, ErrorCode, type ErrorCondition, type JsonRpcErrorObject } from './protocol/errors.js';
+export type { AskKind } from './protocol/capabilities.js';
 export * from './protocol/types.js';
 export * from './protocol/meta.js';
 export { Method, Notification, INPUT_REQUIRED_METHODS } from './protocol/methods.js';
@@ -43,67 +49,26 @@ export type {
   JsonRpcErrorResponse,
   JsonRpcMessage,
 } from './protocol/jsonrpc.js';
-export type { RequestChannel, RequestHandler, Reply } from './protocol/channel.js';
+export type { RequestChannel, RequestHandler, Reply, Connection, PeerMessageContext, StreamSink, EventLog, StreamStatus } from './protocol/channel.js';
 
 export { ask, type Question, type QuestionOptions, type FormAnswer, type UrlAnswer, type AnswerOf, type QuestionKind } from './mrtr/questions.js';
 export type { QuestionMap, AnswersOf, ManualInputRequired } from './mrtr/interaction.js';
 export { KeyRing, generateStateKey, STATE_KEYS_ENV, type StateKey } from './mrtr/keyring.js';
 export { MemoryRedemptionStore, type RedemptionStore } from './stores/redemption-store.js';
-export { MemoryTaskStore, type TaskStore, type TaskData, type TaskStatus, type TaskPatch, type TaskEvent, type MemoryTaskStoreOptions } from './stores/task-store.js';
+export { MemoryTaskStore, type TaskStore, type TaskCreation, type TaskData, type TaskStatus, type TaskPatch, type TaskEvent, type MemoryTaskStoreOptions } from './stores/task-store.js';
 export { MemorySessionStore, type SessionStore, type SessionData, type SessionPatch, type MemorySessionStoreOptions } from './stores/session-store.js';
 export { MemoryChangeBus, type ChangeBus, type Change, type ChangeList } from './stores/change-bus.js';
+export { MemorySessionBus, type SessionBus, type SessionEvent } from './stores/session-bus.js';
+export {
+  MemoryEventStore,
+  type EventStore,
+  type EventStoreLimits,
+  type MemoryEventStoreOptions,
+  type StoredEvent,
+  type StreamEvent,
+  type StreamReplay,
+} from './stores/event-store.js';
 export type { SharedStores } from './stores/shared-stores.js';
-
-export {
-  Client,
-  type ClientOptions,
-  type ClientTaskOptions,
-  type RequestOptions,
-  type RoundInfo,
-  type Step,
-  type Subscription,
-  type ConnectTarget,
-  type TaskObserver,
-  type TaskUpdate,
-} from './client/client.js';
-export type { CreateTaskResult, DetailedTask, TaskInfo, TaskStatusName } from './protocol/method-types.js';
-export type {
-  InputHandlers,
-  InputContext,
-  FormElicitationHandler,
-  UrlElicitationHandler,
-  SamplingHandler,
-  RootsHandler,
-} from './client/handlers.js';
-export { PendingRound, type PendingRoundJson } from './client/pending-round.js';
-export { HttpClientTransport, type HttpClientTransportOptions } from './client/http-transport.js';
-export { StdioClientTransport, type StdioServerParameters } from './client/stdio-transport.js';
-export { LinkClientTransport } from './client/link-transport.js';
-export type { ClientTransport, TransportRequestOptions } from './client/transport.js';
-export {
-  ClientError,
-  ProtocolViolationError,
-  TransportError,
-  RequestTimeoutError,
-  InputFlowError,
-  ResponseTooLargeError,
-  TaskError,
-  type InputFlowStop,
-  type TaskStop,
-} from './client/errors.js';
-export { OAuthProvider, type OAuthProviderOptions } from './auth/client/oauth-provider.js';
-export type { HttpAuthProvider } from './auth/client/auth-provider.js';
-export { AuthorizationError, type AuthorizationStep, type AuthorizationErrorDetails } from './auth/client/errors.js';
-export { authorizationCode, type UserAuthorization, type AuthorizationRequest } from './auth/client/authorization-code-grant.js';
-export { clientCredentials } from './auth/client/client-credentials-grant.js';
-export { jwtBearer, type JwtBearerOptions } from './auth/client/jwt-bearer-grant.js';
-export { identityAssertion, type IdentityAssertionOptions } from './auth/client/identity-assertion-grant.js';
-export type { Grant, GrantContext } from './auth/client/grant.js';
-export type { PreRegisteredClient, ClientMetadata } from './auth/client/client-identity.js';
-export { MemoryTokenStore, type TokenStore, type StoredAuthorization, type StoredTokens, type RegisteredClient } from './auth/client/token-store.js';
-export { FileTokenStore } from './auth/client/file-token-store.js';
-export { LoopbackRedirect, type LoopbackRedirectOptions } from './auth/client/loopback-redirect.js';
-export { canonicalResource } from './auth/client/resource-metadata.js';
 
 export { protectedResource, type ProtectedResourceOptions, type AuthLogger } from './auth/server/protected-resource.js';
 export { jwtAccessTokens, type JwtAccessTokenOptions } from './auth/server/jwt-verifier.js';

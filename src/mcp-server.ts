@@ -30,7 +30,6 @@ export interface McpServerOptions extends ServerOptions {
   tasks?: TasksOptions;
 }
 
-type Header = (name: string) => string | undefined;
 
 export class McpServer implements RequestHandler {
   readonly info: Implementation;
@@ -39,8 +38,8 @@ export class McpServer implements RequestHandler {
   /** Only when the 2025-11-25 era is on: the transports answer these with 405 otherwise. */
   readonly handleResponse?: (response: JsonRpcResponse, context: PeerMessageContext) => Promise<number>;
   readonly handleNotification?: (notification: JsonRpcNotification, context: PeerMessageContext) => Promise<number>;
-  readonly openStream?: (header: Header, open: (log?: EventLog) => StreamSink, principal?: string) => Promise<StreamStatus>;
-  readonly endSession?: (header: Header, principal?: string) => Promise<number>;
+  readonly openStream?: (header: (name: string) => string | undefined, open: (log?: EventLog) => StreamSink, principal?: string) => Promise<StreamStatus>;
+  readonly endSession?: (header: (name: string) => string | undefined, principal?: string) => Promise<number>;
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
     this.info = info;

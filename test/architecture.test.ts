@@ -1,20 +1,40 @@
 /**
  * The layer rules of docs/architecture.md over the real import graph of src/,
- * and proof that the checker catches each kind of violation it exists for.
+ * the CLI package's boundary (only the library's public entry points), and
+ * proof that the checkers catch each kind of violation they exist for.
  */
 
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { importCycles, importGraph, layerOf, layerViolations, type ImportGraph } from './architecture/import-graph.js';
+import { importCycles, importGraph, layerOf, layerViolations, packageViolations, referencesOutside, type ImportGraph, type PackageBoundary } from './architecture/import-graph.js';
 
 const src = fileURLToPath(new URL('../src', import.meta.url));
+const cliSrc = fileURLToPath(new URL('../cli/src', import.meta.url));
+
+interface Manifest {
+  name: string;
+  exports: Record<string, unknown>;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+const manifest = (path: string): Manifest => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as Manifest;
+const library = manifest('../package.json');
+const cli = manifest('../cli/package.json');
+const cliBoundary: PackageBoundary = {
+  library: library.name,
+  entries: Object.keys(library.exports).filter((e) => e !== './package.json'),
+  dependencies: [...Object.keys(cli.dependencies ?? {}), ...Object.keys(cli.devDependencies ?? {})],
+};
 
 describe('the layers of src/', () => {
   const graph = importGraph(src);
 
   it('reads the whole tree (every layer has files, and imports were found)', () => {
     const layers = new Set([...graph.keys()].map((f) => f.split('/')[0]));
-    for (const layer of ['protocol', 'transport', 'mrtr', 'server', 'client', 'legacy', 'tasks', 'cli']) expect(layers).toContain(layer);
+    for (const layer of ['protocol', 'transport', 'mrtr', 'server', 'client', 'legacy', 'tasks', 'schema', 'stores', 'platform']) expect(layers).toContain(layer);
     for (const layer of ['auth/client', 'auth/server']) expect([...graph.keys()].map(layerOf)).toContain(layer);
     expect([...graph.values()].reduce((n, targets) => n + targets.length, 0)).toBeGreaterThan(100);
   });
@@ -25,6 +45,22 @@ describe('the layers of src/', () => {
 
   it('imports only downwards', () => {
     expect(layerViolations(graph)).toEqual([]);
+  });
+
+  it('never reaches outside src/ (the CLI, tests and examples sit on top of the library)', () => {
+    expect(referencesOutside(src)).toEqual([]);
+  });
+});
+
+describe('the CLI package (cli/src)', () => {
+  it('uses the library only through its public entry points, and only the packages it declares', () => {
+    expect(packageViolations(cliSrc, cliBoundary)).toEqual([]);
+  });
+
+  it('does use the library (the check sees its imports)', () => {
+    const graph = importGraph(cliSrc);
+    expect(graph.size).toBeGreaterThan(10);
+    expect(cli.dependencies?.[library.name]).toBe((JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version);
   });
 });
 
@@ -50,7 +86,6 @@ describe('the checker', () => {
     ['client/client.ts', 'server/server.ts', 'client never imports server'],
     ['protocol/types.ts', 'server/tools.ts', 'protocol may import only nothing else'],
     ['transport/http/core.ts', 'server/server.ts', 'transport may import only protocol'],
-    ['tasks/tasks.ts', 'cli/program.ts', 'nothing but cli imports cli'],
     ['auth/client/oauth-provider.ts', 'auth/server/protected-resource.ts', 'auth/client may import only protocol'],
     ['auth/server/request-guard.ts', 'server/core.ts', 'auth/server may import only protocol, platform, stores'],
     ['auth/server/request-guard.ts', 'client/client.ts', 'auth/server may import only protocol, platform, stores'],
@@ -71,6 +106,36 @@ describe('the checker', () => {
   });
 
   it('lets a layer import its own files and what lies below it', () => {
-    expect(layerViolations(graphOf({ 'server/server.ts': ['server/tools.ts', 'mrtr/replay.ts', 'protocol/types.ts'], 'cli/main.ts': ['client/client.ts'] }))).toEqual([]);
+    expect(layerViolations(graphOf({ 'server/server.ts': ['server/tools.ts', 'mrtr/replay.ts', 'protocol/types.ts'] }))).toEqual([]);
+  });
+
+  it('flags a package file reaching into the library, past its entries, or into an undeclared package', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tessera-boundary-'));
+    try {
+      mkdirSync(join(dir, 'src'));
+      writeFileSync(
+        join(dir, 'src', 'a.ts'),
+        [
+          "import { Client } from 'tessera-mcp/client';",
+          "import { isObject } from '../../src/protocol/guards.js';",
+          "import type { Tool } from 'tessera-mcp/dist/src/protocol/types.js';",
+          "import { Command } from 'commander';",
+          "import pc from 'left-pad';",
+          "import { readFile } from 'node:fs/promises';",
+          "import { b } from './b.js';",
+        ].join('\n'),
+      );
+      writeFileSync(join(dir, 'src', 'b.ts'), "import { McpServer } from 'tessera-mcp';\nexport const b = 1;");
+      writeFileSync(join(dir, 'outside.ts'), "import '../src/a.js';");
+      const problems = packageViolations(join(dir, 'src'), { library: 'tessera-mcp', entries: ['.', './client'], dependencies: ['commander'] });
+      expect(problems).toEqual([
+        'a.ts imports ../../src/protocol/guards.js: outside its package',
+        'a.ts imports tessera-mcp/dist/src/protocol/types.js: not a public entry point of tessera-mcp',
+        'a.ts imports left-pad: left-pad is not a dependency of the package',
+      ]);
+      expect(referencesOutside(join(dir, 'src'))).toEqual(['a.ts imports ../../src/protocol/guards.js: nothing under src/ reaches outside it']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -13,7 +13,9 @@
 
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { ask, generateStateKey, jwtAccessTokens, McpServer, protectedResource, serveHttp, serveStdio, toolError } from 'tessera-mcp';
+import { ask, generateStateKey, jwtAccessTokens, McpServer, protectedResource, toolError } from 'tessera-mcp';
+import { serveHttp } from 'tessera-mcp/node';
+import { serveStdio } from 'tessera-mcp/stdio';
 import { BENCH_SCOPE, ISSUER_ENV } from '../harness/token-issuer.js';
 import {
   CONFIRM_KEY,

@@ -7,7 +7,8 @@
 
 import { Client as OfficialClient } from '@modelcontextprotocol/client';
 import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Client, StdioClientTransport } from 'tessera-mcp';
+import { Client } from 'tessera-mcp/client';
+import { StdioClientTransport } from 'tessera-mcp/stdio';
 import type { CellResult } from '../harness/http-cell.js';
 import { stopPid, track, untrack } from '../harness/processes.js';
 import { LatencyRecorder } from '../harness/stats.js';

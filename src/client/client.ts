@@ -50,7 +50,6 @@ import { listen, type Subscription } from './listen.js';
 import type { PendingRound } from './pending-round.js';
 import { Requester, type RequestOptions } from './requester.js';
 import { answerServerRequest } from './server-requests.js';
-import { StdioClientTransport, type StdioServerParameters } from './stdio-transport.js';
 import { TaskFlow, type ClientTaskOptions } from './task-flow.js';
 import type { TaskObserver, TaskUpdate } from './task-observer.js';
 import type { ClientTransport } from './transport.js';
@@ -105,10 +104,17 @@ export interface ClientOptions extends InputHandlers {
   telemetry?: TelemetryOptions | false;
 }
 
-export type ConnectTarget = ClientTransport | string | URL | StdioServerParameters;
+/** A URL (Streamable HTTP) or any transport; spawn a stdio server with `StdioClientTransport` from `tessera-mcp/stdio`. */
+export type ConnectTarget = ClientTransport | string | URL;
+
+/** A `{ command }` from JavaScript (the type no longer allows it): say where spawning lives. */
+function unspawnable(target: object): never {
+  const what = 'command' in target ? `the command ${String(target.command)}` : 'this target';
+  throw new TypeError(`connect() cannot spawn ${what}: pass new StdioClientTransport({ command, args }) from 'tessera-mcp/stdio'`);
+}
 
 /** What a method that may ask for input completes with. */
-type CompleteOf<M extends ClientMethod> = Exclude<ResultByMethod[M], { resultType: 'input_required' } | { resultType: 'task' }>;
+export type CompleteOf<M extends ClientMethod> = Exclude<ResultByMethod[M], { resultType: 'input_required' } | { resultType: 'task' }>;
 
 /** The capabilities the client declares: its handlers', the caller's, and the Tasks extension unless turned off. */
 function declaredCapabilities(options: ClientOptions): ClientCapabilities {
@@ -156,8 +162,10 @@ export class Client {
   }
 
   /**
-   * Connects to a URL (Streamable HTTP), a command to spawn (stdio), or any
-   * transport, and settles the era (see `ClientOptions.era`).
+   * Connects to a URL (Streamable HTTP) or any transport (e.g.
+   * `new StdioClientTransport({ command, args })` from `tessera-mcp/stdio`),
+   * and settles the era (see `ClientOptions.era`). The client itself spawns
+   * nothing, so it runs in browsers and Workers.
    */
   async connect(target: ConnectTarget, httpOptions?: HttpClientTransportOptions): Promise<this> {
     const auth = httpOptions?.auth ?? this.options.auth;
@@ -167,7 +175,7 @@ export class Client {
         ? new HttpClientTransport(target, { ...httpOptions, ...(auth ? { auth } : {}), ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }) })
         : 'request' in target
           ? target
-          : new StdioClientTransport(target);
+          : unspawnable(target);
     this.requester.transport = transport;
     transport.onUnrouted?.((note) => this.unrouted(note));
     transport.onServerRequest?.((request) => this.serverRequest(request));

@@ -77,7 +77,7 @@ class StreamBroken extends Error {
   }
 }
 
-interface Session {
+export interface Session {
   /** Absent when the server issued none (a sessionless 2025-era server). */
   id: string | undefined;
   version: string;

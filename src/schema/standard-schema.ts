@@ -7,9 +7,10 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import type { JsonSchemaObject, ResolvedSchema, Validation } from './types.js';
 
+/** A Standard Schema: an object (zod, valibot) or a function (ArkType's `type(…)` is callable) with `~standard`. */
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   return (
-    typeof value === 'object' &&
+    (typeof value === 'object' || typeof value === 'function') &&
     value !== null &&
     '~standard' in value &&
     typeof (value as StandardSchemaV1)['~standard']?.validate === 'function'

@@ -74,7 +74,8 @@ function wire<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-interface Shared {
+/** What a kit's instances share (`secondInstance` passes it on): the clock and the redemption store. */
+export interface SharedTestState {
   clock: TestClock;
   redemptions: RedemptionStore;
 }
@@ -90,7 +91,7 @@ export class TestServer {
   /** What the server logged (factory only: the kit gives it a logger that keeps lines here). */
   readonly serverLog: LoggedLine[] = [];
   private readonly factory: ServerFactory | undefined;
-  private readonly shared: Shared;
+  private readonly shared: SharedTestState;
   private readonly entries = new Map<RequestId, RequestLogEntry>();
   private readonly idPrefix = `t${++instances}-`;
   private nextId = 1;
@@ -98,7 +99,7 @@ export class TestServer {
   constructor(
     source: McpServer | ServerFactory,
     private readonly options: TestServerOptions = {},
-    shared?: Shared,
+    shared?: SharedTestState,
   ) {
     if (shared) {
       this.shared = shared;

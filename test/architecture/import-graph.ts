@@ -1,8 +1,9 @@
 /**
  * The import graph of src/ and the layer rules of docs/architecture.md,
- * checked over it. Every kind of reference counts: `import`, `import type`,
- * `export … from`, `import('…')` in types and code, and `declare module`
- * augmentations.
+ * checked over it, and the boundary of the CLI package (cli/src), which may
+ * use the library only through its public entry points. Every kind of
+ * reference counts: `import`, `import type`, `export … from`, `import('…')`
+ * in types and code, and `declare module` augmentations.
  */
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -12,7 +13,7 @@ import ts from 'typescript';
 /** File (relative to src/, e.g. `server/server.ts`) → the src files it references. */
 export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
-function sourceFiles(dir: string): string[] {
+export function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
@@ -20,7 +21,7 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-function specifiersOf(file: string): string[] {
+export function specifiersOf(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
@@ -86,15 +87,11 @@ export const LAYER_RULES: readonly LayerRule[] = [
   // The resource server: the transport seam and the caller's types (protocol), SHA-256 for DPoP (platform),
   // the redemption store and expiring map (stores). Never the server, client, eras, tasks or the CLI.
   { layer: 'auth/server', only: ['protocol', 'platform', 'stores'] },
-  { layer: 'mrtr', never: ['server', 'client', 'transport', 'legacy', 'tasks', 'auth/client', 'auth/server', 'cli'] },
-  { layer: 'server', never: ['legacy', 'tasks', 'client', 'auth/client', 'auth/server', 'cli'] },
-  { layer: 'client', never: ['server', 'mrtr', 'legacy', 'tasks', 'schema', 'stores', 'auth/server', 'cli'] },
-  // The test kit (tessera-mcp/testing) drives the whole server, like the root's McpServer: anything but the CLI.
-  { layer: 'testing', never: ['cli'] },
+  { layer: 'mrtr', never: ['server', 'client', 'transport', 'legacy', 'tasks', 'auth/client', 'auth/server'] },
+  { layer: 'server', never: ['legacy', 'tasks', 'client', 'auth/client', 'auth/server'] },
+  { layer: 'client', never: ['server', 'mrtr', 'legacy', 'tasks', 'schema', 'stores', 'auth/server'] },
+  // The test kit (src/testing/, entry src/testing.ts) drives the whole server, like the root's McpServer; nothing but its entry imports it.
 ];
-
-/** Only cli (and the command's entry) may import cli. */
-const CLI_IMPORTERS: ReadonlySet<string> = new Set(['cli']);
 
 export function layerViolations(graph: ImportGraph, rules: readonly LayerRule[] = LAYER_RULES): string[] {
   const problems: string[] = [];
@@ -104,10 +101,55 @@ export function layerViolations(graph: ImportGraph, rules: readonly LayerRule[] 
     for (const target of targets) {
       const to = layerOf(target);
       if (to === from) continue;
-      if (to === 'cli' && !CLI_IMPORTERS.has(from)) problems.push(`${file} imports ${target}: nothing but cli imports cli`);
-      else if (to === 'testing') problems.push(`${file} imports ${target}: nothing imports the test kit (it is an entry point of its own)`);
+      if (to === 'testing' && file !== 'testing.ts') problems.push(`${file} imports ${target}: nothing imports the test kit (its entry is src/testing.ts)`);
       else if (rule?.only && !rule.only.includes(to)) problems.push(`${file} imports ${target}: ${from} may import only ${rule.only.join(', ') || 'nothing else'}`);
       else if (rule?.never?.includes(to)) problems.push(`${file} imports ${target}: ${from} never imports ${to}`);
+    }
+  }
+  return problems;
+}
+
+/** Relative references of src/ files that leave src/ (the CLI, tests, examples sit on top of the library, never under it). */
+export function referencesOutside(srcDir: string): string[] {
+  const root = resolve(srcDir);
+  return sourceFiles(root).flatMap((file) =>
+    specifiersOf(file)
+      .filter((s) => s.startsWith('.') && relative(root, resolve(dirname(file), s)).startsWith('..'))
+      .map((s) => `${relative(root, file)} imports ${s}: nothing under src/ reaches outside it`),
+  );
+}
+
+export interface PackageBoundary {
+  /** The library's name (`tessera-mcp`) and its public entry points, as in its package.json `exports` (`.`, `./client`, …). */
+  library: string;
+  entries: readonly string[];
+  /** The packages the CLI declares (its package.json dependencies and devDependencies). */
+  dependencies: readonly string[];
+}
+
+/**
+ * What a file of the CLI package references that a separately installed
+ * package could not: anything relative outside `dir`, a path into the
+ * library (`tessera-mcp/dist/…`) or an entry it does not export, a package
+ * the CLI does not declare. Node's builtins are allowed (the CLI runs on Node).
+ */
+export function packageViolations(dir: string, boundary: PackageBoundary): string[] {
+  const root = resolve(dir);
+  const entries = new Set(boundary.entries.map((e) => (e === '.' ? boundary.library : `${boundary.library}/${e.replace(/^\.\//, '')}`)));
+  const problems: string[] = [];
+  for (const file of sourceFiles(root)) {
+    for (const specifier of specifiersOf(file)) {
+      const where = `${relative(root, file)} imports ${specifier}`;
+      if (specifier.startsWith('.')) {
+        if (relative(root, resolve(dirname(file), specifier)).startsWith('..')) problems.push(`${where}: outside its package`);
+      } else if (specifier.startsWith('node:')) {
+        continue;
+      } else if (specifier === boundary.library || specifier.startsWith(`${boundary.library}/`)) {
+        if (!entries.has(specifier)) problems.push(`${where}: not a public entry point of ${boundary.library}`);
+      } else {
+        const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
+        if (!boundary.dependencies.includes(name)) problems.push(`${where}: ${name} is not a dependency of the package`);
+      }
     }
   }
   return problems;

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, KeyRing, generateStateKey } from 'tessera-mcp';
+import { KeyRing, generateStateKey } from 'tessera-mcp';
+import { Client } from 'tessera-mcp/client';
 import { compiledFixture, ROOT, stopAll } from '../helpers/child-processes.js';
 import { Background, cliPath, runCli, startServe } from '../helpers/cli.js';
 

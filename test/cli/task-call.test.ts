@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningHttpServer } from '../../src/index.js';
+import type { RunningHttpServer } from '../../src/node.js';
 import { ROOT, stopAll } from '../helpers/child-processes.js';
 import { Background, cliPath, runCli } from '../helpers/cli.js';
 import { startHttp } from '../helpers/http.js';

@@ -7,7 +7,9 @@
 
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, McpServer, type RunningHttpServer } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import { Client } from '../../src/client.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { deferred } from '../helpers/deferred.js';
 import { startHttp } from '../helpers/http.js';
 import { quietLogger } from '../helpers/results.js';

@@ -8,7 +8,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { Client, InputFlowError, type ClientOptions } from '../../src/index.js';
+import { Client, InputFlowError, type ClientOptions } from '../../src/client.js';
 import { checkFormAnswer, matchesFormat } from '../../src/client/form-answer-check.js';
 import { rootProblem } from '../../src/client/input-answers.js';
 import { startScriptedHttp, type Json, type ScriptedHttp } from '../helpers/scripted-http.js';

@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { Client, TransportError } from '../../src/index.js';
+import { Client, TransportError } from '../../src/client.js';
 import { startScriptedHttp } from '../helpers/scripted-http.js';
 import { scriptedLink } from '../helpers/scripted-link.js';
 

@@ -8,7 +8,7 @@
  */
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Client, McpError, TransportError, type ClientOptions } from '../../src/index.js';
+import { Client, McpError, TransportError, type ClientOptions } from '../../src/client.js';
 import { expectRequestMeta, VERSION } from '../helpers/client-rules.js';
 import { note, responseTo, startScriptedHttp, type Json, type Responder, type ScriptedHttp, type ScriptReply, type SeenRequest } from '../helpers/scripted-http.js';
 

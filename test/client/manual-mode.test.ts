@@ -10,7 +10,9 @@
 import { spawn } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ask, Client, generateStateKey, McpServer, PendingRound, ProtocolViolationError, type RunningHttpServer } from '../../src/index.js';
+import { ask, generateStateKey, McpServer } from '../../src/index.js';
+import { Client, PendingRound, ProtocolViolationError } from '../../src/client.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { expectRequestMeta, expectRetry } from '../helpers/client-rules.js';
 import { startHttp } from '../helpers/http.js';
 import { startScriptedHttp, type Json, type Responder, type ScriptedHttp } from '../helpers/scripted-http.js';

@@ -16,7 +16,7 @@ import {
   McpError,
   ProtocolViolationError,
   type ClientOptions,
-} from '../../src/index.js';
+} from '../../src/client.js';
 import { declaredBy, expectRequestMeta, expectRetry, NOTHING, originalParams, type Declared } from '../helpers/client-rules.js';
 import { note, responseTo, startScriptedHttp, type Json, type Responder, type ScriptedHttp, type ScriptReply, type SeenRequest } from '../helpers/scripted-http.js';
 import { scriptedLink, type LinkResponder, type ScriptedLink } from '../helpers/scripted-link.js';

@@ -7,7 +7,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { Client, RequestTimeoutError, type ClientTransport, type JsonRpcRequest, type JsonRpcResponse, type TransportRequestOptions } from '../../src/index.js';
+import { type JsonRpcRequest, type JsonRpcResponse } from '../../src/index.js';
+import { Client, RequestTimeoutError, type ClientTransport, type TransportRequestOptions } from '../../src/client.js';
 import { scriptedLink } from '../helpers/scripted-link.js';
 
 /** A transport that records the time allowance of every request and answers from a script. */

@@ -9,7 +9,8 @@
  */
 
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Client, StdioClientTransport, TransportError, type ClientOptions } from '../../src/index.js';
+import { Client, TransportError, type ClientOptions } from '../../src/client.js';
+import { StdioClientTransport } from '../../src/stdio.js';
 import { expectRequestMeta, expectRetry } from '../helpers/client-rules.js';
 import type { Json } from '../helpers/scripted-http.js';
 import { compiledFixture } from '../helpers/child-processes.js';
@@ -132,14 +133,10 @@ describe('client over stdio', () => {
     expect(typeof calls[1]!.params.requestState).toBe('string');
   });
 
-  it('connects from {command, args} too', async () => {
+  it('connect() spawns nothing itself: a {command} is refused, naming StdioClientTransport', async () => {
     const client = new Client(INFO, { era: 'modern' });
-    await client.connect({ command: process.execPath, args: [script], stderr: 'ignore' });
-    try {
-      expect(textOf(await client.callTool('echo', { text: 'spawned' }))).toBe('spawned');
-    } finally {
-      await client.close();
-    }
+    const target = { command: process.execPath, args: [script] } as unknown as string;
+    await expect(client.connect(target)).rejects.toThrow(/StdioClientTransport.*tessera-mcp\/stdio/);
   });
 
   it('aborting a request sends notifications/cancelled with that request id, and only for it', async () => {

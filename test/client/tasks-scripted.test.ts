@@ -8,7 +8,7 @@
  */
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Client, InputFlowError, McpError, ProtocolViolationError, TaskError, type ClientOptions } from '../../src/index.js';
+import { Client, InputFlowError, McpError, ProtocolViolationError, TaskError, type ClientOptions } from '../../src/client.js';
 import { note, startScriptedHttp, type Json, type ScriptedHttp, type ScriptReply } from '../helpers/scripted-http.js';
 
 const INFO = { name: 'scripted-task-tests', version: '1.0.0' };

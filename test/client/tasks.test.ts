@@ -16,9 +16,9 @@ import {
   TaskError,
   type ClientOptions,
   type InputContext,
-  type RunningHttpServer,
   type TaskUpdate,
-} from '../../src/index.js';
+} from '../../src/client.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { startHttp } from '../helpers/http.js';
 import { buildTaskServer, type TaskServer } from '../helpers/task-server.js';
 import { deferred } from '../helpers/deferred.js';

@@ -6,7 +6,8 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateStateKey, type RunningHttpServer } from '../../src/index.js';
+import { generateStateKey } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { buildExampleServer } from '../../examples/server.js';
 import { MemorySignInStore } from '../../examples/sign-in.js';
 import { meta, rpc, startHttp } from '../helpers/http.js';

@@ -18,7 +18,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import Provider, { type ClientMetadata, type Configuration, type KoaContextWithOIDC, type ResponseType } from 'oidc-provider';
 import { importJWK, SignJWT, type JWK } from 'jose';
-import type { AuthorizationRequest, UserAuthorization } from '../../src/index.js';
+import type { AuthorizationRequest, UserAuthorization } from '../../src/client.js';
 import { dpopProof, type DpopKey } from './dpop.js';
 
 export interface AuthorizationServerOptions {

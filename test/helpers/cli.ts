@@ -13,9 +13,10 @@ import { compiledFile, compiledFixture, forgetPid, ROOT, stopPid, trackPid } fro
 
 const GUARD_MS = 25_000;
 
+/** The built command of the CLI workspace (cli/dist/main.js), checked to be newer than its sources. */
 export function cliPath(): string {
-  const dir = `${ROOT}src/cli/`;
-  return compiledFile('src/cli/main.js', readdirSync(dir).map((f) => dir + f));
+  const dir = `${ROOT}cli/src/`;
+  return compiledFile('../cli/dist/main.js', readdirSync(dir).map((f) => dir + f));
 }
 
 export function builtExample(name: string): string {

@@ -2,7 +2,7 @@
 
 import { createParser } from 'eventsource-parser';
 import type { McpServer } from '../../src/index.js';
-import { serveHttp, type HttpServeOptions, type RunningHttpServer } from '../../src/index.js';
+import { serveHttp, type HttpServeOptions, type RunningHttpServer } from '../../src/node.js';
 import { assertServerMessage } from './wire-schema.js';
 
 export const VERSION = '2026-07-28';

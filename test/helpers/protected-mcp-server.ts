@@ -14,7 +14,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { calculateJwkThumbprint, createRemoteJWKSet, decodeProtectedHeader, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
 import { createHash } from 'node:crypto';
-import { createFetchHandler, McpServer } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import { createFetchHandler } from '../../src/fetch.js';
 import { quietLogger } from './results.js';
 
 export interface ProtectedServerOptions {

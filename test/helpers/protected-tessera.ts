@@ -10,7 +10,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
-import { ask, createNodeHandler, McpServer, protectedResource, type McpServerOptions, type NodeHandlerOptions, type ProtectedResourceOptions } from '../../src/index.js';
+import { ask, McpServer, protectedResource, type McpServerOptions, type ProtectedResourceOptions } from '../../src/index.js';
+import { createNodeHandler, type NodeHandlerOptions } from '../../src/node.js';
 import { appClient, introspectingClient, serviceClient, startAuthorizationServer, type AuthorizationServerOptions, type IssuedToken, type RunningAuthorizationServer } from './authorization-server.js';
 import { quietLogger } from './results.js';
 

@@ -5,7 +5,7 @@
  * script answer requests — or not answer, or send notifications — as it likes.
  */
 
-import { createLinkPair, LinkClientTransport } from '../../src/index.js';
+import { createLinkPair, LinkClientTransport } from '../../src/client.js';
 import { Changes } from './changes.js';
 import type { Json } from './scripted-http.js';
 

@@ -21,16 +21,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as OfficialClient, StreamableHTTPClientTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from 'tessera-mcp';
 import {
   Client,
   HttpClientTransport,
-  StdioClientTransport,
   type ClientTransport,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
   type TransportRequestOptions,
-} from 'tessera-mcp';
+} from 'tessera-mcp/client';
+import { StdioClientTransport } from 'tessera-mcp/stdio';
 import { compiledFixture, ROOT, startHttpFixture, stopAll, stopPid, type HttpFixture } from '../helpers/child-processes.js';
 
 const VERSION = '2026-07-28';

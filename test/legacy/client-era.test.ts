@@ -20,7 +20,10 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, Client, generateStateKey, McpError, McpServer, StdioClientTransport, type ClientOptions, type RunningHttpServer } from '../../src/index.js';
+import { ask, generateStateKey, McpError, McpServer } from '../../src/index.js';
+import { Client, type ClientOptions } from '../../src/client.js';
+import { type RunningHttpServer } from '../../src/node.js';
+import { StdioClientTransport } from '../../src/stdio.js';
 import { startHttp } from '../helpers/http.js';
 import { quietLogger } from '../helpers/results.js';
 import { startScriptedHttp } from '../helpers/scripted-http.js';

@@ -9,7 +9,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, type RunningHttpServer } from '../../src/index.js';
+import { ask, generateStateKey, McpServer } from '../../src/index.js';
+import type { RunningHttpServer } from '../../src/node.js';
 import { deferred, type Deferred } from '../helpers/deferred.js';
 import { meta, startHttp, VERSION } from '../helpers/http.js';
 import { legacyId, legacyInitialize, openLegacy, sessionHeaders, type Json, type LegacyStream } from '../helpers/legacy-http.js';

@@ -11,7 +11,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, type McpServerOptions, type RunningHttpServer } from '../../src/index.js';
+import { ask, generateStateKey, McpServer, type McpServerOptions } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { meta, rpc, startHttp } from '../helpers/http.js';
 import {
   LEGACY_VERSION,

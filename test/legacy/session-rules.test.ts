@@ -10,7 +10,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, type RunningHttpServer } from '../../src/index.js';
+import { ask, generateStateKey, McpServer } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { deferred } from '../helpers/deferred.js';
 import { startHttp } from '../helpers/http.js';
 import { LEGACY_VERSION, legacyId, legacyInitialize, legacyPost, openLegacy, sessionHeaders, type Json } from '../helpers/legacy-http.js';

@@ -16,9 +16,9 @@ import {
   McpServer,
   MemoryRedemptionStore,
   type RedemptionStore,
-  type RunningHttpServer,
   type StateOptions,
 } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { meta, rpc, startHttp, type RpcReply } from '../helpers/http.js';
 import { recordingLogger, type RecordingLogger } from '../helpers/recording-logger.js';
 

@@ -9,7 +9,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, type JsonSchemaObject, type RunningHttpServer } from '../../src/index.js';
+import { ask, generateStateKey, McpServer, type JsonSchemaObject } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { meta, rpc, startHttp } from '../helpers/http.js';
 import { recordingLogger, type RecordingLogger } from '../helpers/recording-logger.js';
 import { assertValid } from '../helpers/wire-schema.js';

@@ -8,7 +8,8 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, type RunningHttpServer } from '../../src/index.js';
+import { ask, generateStateKey, McpServer } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { startHttp } from '../helpers/http.js';
 import { accept, runFlow, toolText } from '../helpers/mrtr-client.js';
 import { quietLogger } from '../helpers/results.js';

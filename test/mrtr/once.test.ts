@@ -12,7 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ask, McpServer, type McpServerOptions } from '../../src/index.js';
-import { accept, testServer } from '../../src/testing/index.js';
+import { accept, testServer } from '../../src/testing.js';
 import { deferred } from '../helpers/deferred.js';
 
 const confirmForm = z.object({ approve: z.boolean() });

@@ -6,7 +6,8 @@
 
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, type Completer, type RunningHttpServer } from '../../src/index.js';
+import { ask, generateStateKey, McpServer, type Completer } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { meta, rpc, startHttp, type RpcReply } from '../helpers/http.js';
 import { accept, runFlow, toolText, type FlowOptions, type WireInputRequest } from '../helpers/mrtr-client.js';
 import { recordingLogger, type RecordingLogger } from '../helpers/recording-logger.js';

@@ -79,7 +79,7 @@ describe('the crypto port', () => {
       const opened = await opener.open(token, claims);
       expect(opened.ok && opened.state.data).toEqual({ a: { confirm: ['d', { action: 'accept' }] } });
       const other = await opener.open(token, { ...claims, principal: 'bob' });
-      expect(other).toEqual({ ok: false, reason: 'requestState was issued to another principal' });
+      expect(other).toEqual({ ok: false, reason: 'requestState was issued to another principal', rejection: 'principal' });
     }
   });
 });

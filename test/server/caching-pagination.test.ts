@@ -1,7 +1,8 @@
 /** Caching hints (spec §9.4) and pagination (spec §9.5) of the list methods, over real HTTP. */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpServer, type RunningHttpServer, type ServerOptions } from '../../src/index.js';
+import { McpServer, type ServerOptions } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { rpc, startHttp } from '../helpers/http.js';
 import { call } from '../helpers/in-process.js';
 import { errorOf, quietLogger, resultOf } from '../helpers/results.js';

@@ -2,7 +2,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { McpServer, type RunningHttpServer } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { deferred, type Deferred } from '../helpers/deferred.js';
 import { meta, rpc, startHttp } from '../helpers/http.js';
 import { quietLogger, resultOf } from '../helpers/results.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpServer, type RunningHttpServer } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { rpc, startHttp } from '../helpers/http.js';
 
 describe('server/discover over HTTP', () => {

@@ -5,7 +5,8 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpServer, type RunningHttpServer } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { meta, rpc, startHttp, VERSION, type RpcOptions } from '../helpers/http.js';
 import { rawMcpPost, type RawReply } from '../helpers/raw-http.js';
 import { quietLogger } from '../helpers/results.js';

@@ -1,7 +1,8 @@
 /** Progress (spec §10.1) and logging (§10.3) notifications on a request's own response stream, over real HTTP (§12.2). */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpServer, type RequestContext, type RunningHttpServer } from '../../src/index.js';
+import { McpServer, type RequestContext } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { deferred, type Deferred } from '../helpers/deferred.js';
 import { meta, rpc, startHttp, type RpcReply } from '../helpers/http.js';
 import { call } from '../helpers/in-process.js';

@@ -9,7 +9,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, McpServer, type RunningHttpServer } from '../../src/index.js';
+import { ask, McpServer } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { meta, rpc, startHttp } from '../helpers/http.js';
 import { quietLogger } from '../helpers/results.js';
 import { createTask, settle, taskMeta } from '../helpers/tasks.js';

@@ -1,7 +1,8 @@
 /** subscriptions/listen over real HTTP (spec §10.4, §3, §12.2): acknowledgement, filtered change notifications, graceful close. */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpServer, type RunningHttpServer } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { meta, rpc, startHttp } from '../helpers/http.js';
 import { errorOf, quietLogger, resultOf } from '../helpers/results.js';
 import { openStream, quietPeriod, type OpenStream, type WireMessage } from '../helpers/sse-stream.js';

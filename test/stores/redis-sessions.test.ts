@@ -14,7 +14,8 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, generateStateKey, McpServer, type RunningHttpServer } from '../../src/index.js';
+import { ask, generateStateKey, McpServer } from '../../src/index.js';
+import type { RunningHttpServer } from '../../src/node.js';
 import { redisStores, type RedisStores } from '../../src/stores/redis/index.js';
 import { deferred } from '../helpers/deferred.js';
 import { startHttp } from '../helpers/http.js';

@@ -8,7 +8,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningHttpServer } from '../../src/index.js';
+import type { RunningHttpServer } from '../../src/node.js';
 import { rpc, startHttp } from '../helpers/http.js';
 import { call } from '../helpers/in-process.js';
 import { errorOf, resultOf } from '../helpers/results.js';

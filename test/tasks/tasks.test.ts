@@ -10,7 +10,8 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { McpServer, type RunningHttpServer } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { meta, rpc, startHttp } from '../helpers/http.js';
 import { legacyInitialize, sessionRequest, type Json as LegacyJson } from '../helpers/legacy-http.js';
 import { errorOf, quietLogger, resultOf } from '../helpers/results.js';

@@ -10,7 +10,8 @@ import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, Client, createLinkPair, generateStateKey, LinkClientTransport, McpServer, serveLink, type ClientTransport, type ElicitResult } from '../../src/index.js';
+import { ask, createLinkPair, generateStateKey, McpServer, serveLink, type ElicitResult } from '../../src/index.js';
+import { Client, LinkClientTransport, type ClientTransport } from '../../src/client.js';
 import { quietLogger } from '../helpers/results.js';
 import { countOf, matching, metrics, propagator, tracing, type Metrics, type Tracing } from '../helpers/telemetry.js';
 

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { digestOf } from '../../src/mrtr/digest.js';
 import { StateSealer } from '../../src/mrtr/sealed-state.js';
 import { ask, McpServer, TASKS_EXTENSION, toolError, type McpServerOptions, type RequestLogEntry } from '../../src/index.js';
-import { accept, ALL_CAPABILITIES, tamper, testServer } from '../../src/testing/index.js';
+import { accept, ALL_CAPABILITIES, tamper, testServer } from '../../src/testing.js';
 import { call } from '../helpers/in-process.js';
 import { quietLogger } from '../helpers/results.js';
 import { countOf, metrics, propagator, tracing } from '../helpers/telemetry.js';

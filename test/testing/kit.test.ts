@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ask, McpServer, toolError, type McpServerOptions } from '../../src/index.js';
-import { accept, cancel, decline, roots, sampled, tamper, testServer, UnscriptedQuestionError, type AnswerContext } from '../../src/testing/index.js';
+import { accept, cancel, decline, roots, sampled, tamper, testServer, UnscriptedQuestionError, type AnswerContext } from '../../src/testing.js';
 
 const reservations: string[] = [];
 

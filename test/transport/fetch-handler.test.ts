@@ -7,7 +7,8 @@
 
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { createFetchHandler, McpServer } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import { createFetchHandler } from '../../src/fetch.js';
 import { deferred, type Deferred } from '../helpers/deferred.js';
 import { meta, standardHeaders } from '../helpers/http.js';
 import { quietLogger } from '../helpers/results.js';

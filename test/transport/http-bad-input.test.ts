@@ -5,7 +5,8 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpError, McpServer, type RunningHttpServer, type ServerLogger } from '../../src/index.js';
+import { McpError, McpServer, type ServerLogger } from '../../src/index.js';
+import { type RunningHttpServer } from '../../src/node.js';
 import { meta, rpc, standardHeaders, startHttp } from '../helpers/http.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { assertServerMessage } from '../helpers/wire-schema.js';

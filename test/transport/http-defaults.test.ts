@@ -9,7 +9,8 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpServer, serveHttp, type RunningHttpServer } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import { serveHttp, type RunningHttpServer } from '../../src/node.js';
 import { meta, rpc, standardHeaders } from '../helpers/http.js';
 import { quietLogger } from '../helpers/results.js';
 

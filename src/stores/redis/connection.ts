@@ -19,7 +19,7 @@ export interface RedisConnectionOptions {
   onError?: (error: unknown) => void;
 }
 
-type Listener = (message: string) => void;
+export type Listener = (message: string) => void;
 
 function isReplyError(error: unknown): boolean {
   return error instanceof ErrorReply;

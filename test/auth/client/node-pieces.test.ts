@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileTokenStore, LoopbackRedirect } from '../../../src/index.js';
+import { FileTokenStore, LoopbackRedirect } from '../../../src/node.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

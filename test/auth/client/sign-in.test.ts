@@ -7,7 +7,7 @@
  */
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuthorizationError, Client, MemoryTokenStore, OAuthProvider, TransportError, canonicalResource, type OAuthProviderOptions } from '../../../src/index.js';
+import { AuthorizationError, Client, MemoryTokenStore, OAuthProvider, TransportError, canonicalResource, type OAuthProviderOptions } from '../../../src/client.js';
 import { startAuthorizationServer, TestBrowser, type RunningAuthorizationServer } from '../../helpers/authorization-server.js';
 import { startProtectedServer, type ProtectedServerOptions, type RunningProtectedServer } from '../../helpers/protected-mcp-server.js';
 

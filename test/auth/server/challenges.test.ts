@@ -8,7 +8,8 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpServer, protectedResource, serveHttp } from '../../../src/index.js';
+import { McpServer, protectedResource } from '../../../src/index.js';
+import { serveHttp } from '../../../src/node.js';
 import { rpc, standardHeaders, meta } from '../../helpers/http.js';
 import { bearer, startProtectedTessera, type ProtectedTessera } from '../../helpers/protected-tessera.js';
 import { quietLogger } from '../../helpers/results.js';

@@ -9,7 +9,8 @@
 
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ask, McpServer, serveHttp, type RunningHttpServer } from '../../../src/index.js';
+import { ask, McpServer } from '../../../src/index.js';
+import { serveHttp, type RunningHttpServer } from '../../../src/node.js';
 import type { IssuedToken } from '../../helpers/authorization-server.js';
 import { meta, rpc } from '../../helpers/http.js';
 import { legacyId, legacyInitialize, legacyPost, openLegacy, sessionHeaders, type Json, type LegacyStream } from '../../helpers/legacy-http.js';

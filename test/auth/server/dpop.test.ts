@@ -7,7 +7,8 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpServer, protectedResource, serveHttp, type RunningHttpServer } from '../../../src/index.js';
+import { McpServer, protectedResource } from '../../../src/index.js';
+import { serveHttp, type RunningHttpServer } from '../../../src/node.js';
 import { parseChallenges } from '../../../src/auth/client/www-authenticate.js';
 import { startAuthorizationServer, type IssuedToken, type RunningAuthorizationServer } from '../../helpers/authorization-server.js';
 import { dpopProof, makeDpopKey, type DpopKey } from '../../helpers/dpop.js';

@@ -13,7 +13,7 @@
 
 import { Client as OfficialClient, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, MemoryTokenStore, OAuthProvider, type OAuthProviderOptions } from '../../../src/index.js';
+import { Client, MemoryTokenStore, OAuthProvider, type OAuthProviderOptions } from '../../../src/client.js';
 import { TestBrowser } from '../../helpers/authorization-server.js';
 import { startProtectedTessera, type ProtectedTessera, type ProtectedTesseraOptions } from '../../helpers/protected-tessera.js';
 

@@ -7,7 +7,8 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McpServer, protectedResource, serveHttp, tokenIntrospection, type RunningHttpServer, type TokenIntrospectionOptions } from '../../../src/index.js';
+import { McpServer, protectedResource, tokenIntrospection, type TokenIntrospectionOptions } from '../../../src/index.js';
+import { serveHttp, type RunningHttpServer } from '../../../src/node.js';
 import { startAuthorizationServer, type RunningAuthorizationServer } from '../../helpers/authorization-server.js';
 import { rpc } from '../../helpers/http.js';
 import { bearer, CLIENTS, protectedTools, RESOURCE_SCOPES } from '../../helpers/protected-tessera.js';

@@ -10,7 +10,8 @@
 
 import { exportJWK, generateKeyPair, SignJWT, importJWK, type JWK } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jwtAccessTokens, McpServer, protectedResource, serveHttp, type JwtAccessTokenOptions, type ProtectedResourceOptions, type RunningHttpServer } from '../../../src/index.js';
+import { jwtAccessTokens, McpServer, protectedResource, type JwtAccessTokenOptions, type ProtectedResourceOptions } from '../../../src/index.js';
+import { serveHttp, type RunningHttpServer } from '../../../src/node.js';
 import { parseChallenges } from '../../../src/auth/client/www-authenticate.js';
 import { startAuthorizationServer, type RunningAuthorizationServer } from '../../helpers/authorization-server.js';
 import { rpc } from '../../helpers/http.js';
@@ -157,7 +158,7 @@ describe('configuration', () => {
   });
 
   it('needs a resource when it cannot know its own URL, and one a client can reach', async () => {
-    const { createFetchHandler } = await import('../../../src/index.js');
+    const { createFetchHandler } = await import('../../../src/fetch.js');
     const server = new McpServer({ name: 'x', version: '1' }, { logger: quietLogger() });
     expect(() => createFetchHandler(server, { auth: protectedResource({ issuer: as.issuer }) })).toThrow(/resource/);
     await expect(serveHttp(server, { port: 0, host: '0.0.0.0', auth: protectedResource({ issuer: as.issuer }) })).rejects.toThrow(/public URL/);

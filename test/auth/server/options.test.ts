@@ -10,20 +10,18 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Client,
-  createFetchHandler,
   createLinkPair,
   HttpError,
   InvalidTokenError,
-  LinkClientTransport,
   McpServer,
   protectedResource,
-  serveHttp,
   serveLink,
   type AuthInfo,
   type ProtectedResourceOptions,
-  type RunningHttpServer,
 } from '../../../src/index.js';
+import { Client, LinkClientTransport } from '../../../src/client.js';
+import { serveHttp, type RunningHttpServer } from '../../../src/node.js';
+import { createFetchHandler } from '../../../src/fetch.js';
 import { startAuthorizationServer, type RunningAuthorizationServer } from '../../helpers/authorization-server.js';
 import { meta, rpc, standardHeaders } from '../../helpers/http.js';
 import { bearer, CLIENTS, protectedTools, RESOURCE_SCOPES } from '../../helpers/protected-tessera.js';

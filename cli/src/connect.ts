@@ -1,0 +1,105 @@
+/**
+ * Connecting to the target server with the Tessera client: Streamable HTTP
+ * for a URL, a spawned process for a command (its stderr shows in ours). The
+ * client finds out by itself whether the server speaks 2026-07-28 or
+ * 2025-11-25, unless `--era` pins it.
+ */
+
+import { readFileSync } from 'node:fs';
+// The client alone, not the package index: `tessera call` need not load the server side (schemas, Ajv).
+import { AuthorizationError, Client, ClientError, TransportError, type InputHandlers } from 'tessera-mcp/client';
+import { StdioClientTransport } from 'tessera-mcp/stdio';
+import { CliError, UsageError } from './errors.js';
+import { createSignIn, describeAuthorizationError, type SignInOptions } from './sign-in.js';
+import { describeTarget, type Target } from './target.js';
+
+export interface ConnectOptions {
+  era?: string;
+  /** `Name: value` headers for every HTTP request (e.g. Authorization). */
+  headers?: string[];
+  /** Longest one request may take, in seconds (a 2025-era call stays open while the person answers). */
+  timeoutSeconds?: number;
+  /** How to sign in when an HTTP server asks. */
+  signIn?: SignInOptions;
+}
+
+/** This package's version, for clientInfo. */
+export function cliVersion(): string {
+  try {
+    const json = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return json.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new UsageError(`--header "${line}" is not "Name: value"`);
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+export async function connectClient(target: Target, handlers: InputHandlers, options: ConnectOptions = {}): Promise<Client> {
+  const era = options.era ?? 'auto';
+  if (!['auto', 'modern', 'legacy'].includes(era)) throw new UsageError(`--era must be auto, modern (2026-07-28) or legacy (2025-11-25), not "${era}"`);
+  const timeoutMs = (options.timeoutSeconds ?? 600) * 1000;
+  if (!(timeoutMs > 0)) throw new UsageError('--timeout must be a number of seconds above 0');
+  const client = new Client(
+    { name: 'tessera-cli', title: 'Tessera CLI', version: cliVersion() },
+    {
+      ...handlers,
+      era: era as 'auto' | 'modern' | 'legacy',
+      requestTimeoutMs: timeoutMs,
+      // The person may take their time over the questions; each request still has its own limit.
+      flowTimeoutMs: Math.max(timeoutMs, 60 * 60_000),
+      maxRounds: 25,
+      warn: (message) => process.stderr.write(`tessera: ${message}\n`),
+    },
+  );
+  const headers = parseHeaders(options.headers ?? []);
+  try {
+    if (target.kind === 'http') {
+      const auth = createSignIn(target.url, options.signIn ?? {}).provider;
+      await client.connect(target.url, Object.keys(headers).length > 0 ? { headers, auth } : { auth });
+    } else await client.connect(new StdioClientTransport({ command: target.command, args: target.args, stderr: 'inherit' }));
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    const refusal = describeRefusal(target, error);
+    if (refusal) throw new CliError(refusal);
+    if (error instanceof ClientError) throw new CliError(`Could not connect to ${describeTarget(target)}: ${withHint(explain(error))}`);
+    throw error;
+  }
+  return client;
+}
+
+/** A sign-in that failed, or a 401/403 that no sign-in answered: one line saying what to do. */
+export function describeRefusal(target: Target, error: unknown): string | undefined {
+  const server = describeTarget(target);
+  if (error instanceof AuthorizationError) return describeAuthorizationError(server, error);
+  if (error instanceof TransportError && error.status === 401) return `${server} requires signing in (HTTP 401) and did not say how.`;
+  if (error instanceof TransportError && error.status === 403) return `${server} refused access (HTTP 403): your sign-in does not allow this.`;
+  return undefined;
+}
+
+/** fetch says only "fetch failed" when nothing listens: say what that usually means. */
+export function withHint(message: string): string {
+  return /fetch failed/.test(message) ? `${message} (nothing answered: is the server running, on that host and port?)` : message;
+}
+
+/** The error's message, with the network cause (ECONNREFUSED…) that fetch hides in `cause`. */
+export function explain(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  let message = error.message;
+  let cause: unknown = error.cause;
+  for (let depth = 0; cause instanceof Error && depth < 3; depth++) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (!message.includes(cause.message)) message += `: ${cause.message}`;
+    if (code && !message.includes(code)) message += ` (${code})`;
+    cause = cause.cause;
+  }
+  return message;
+}

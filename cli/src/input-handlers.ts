@@ -1,0 +1,146 @@
+/**
+ * The answers the command gives to a server's questions, in order of
+ * preference: the `--answers` file; for sampling, `--sampling-command`; then
+ * the person at the terminal. With `--answers`, or with no terminal, a
+ * question nobody can answer fails at once (exit 2) instead of waiting.
+ *
+ * The first failure is also kept aside: a 2025-11-25 server receives a
+ * handler's error as a JSON-RPC error and may carry on, and the command must
+ * still exit with that failure rather than with whatever the server did next.
+ */
+
+import { pathToFileURL } from 'node:url';
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestFormParams,
+  ElicitRequestUrlParams,
+  ElicitResult,
+  InputContext,
+  InputHandlers,
+  Root,
+} from 'tessera-mcp/client';
+// The terminal question modules (and the prompt library) load only when a person is asked.
+import { runSamplingCommand } from './ask-sampling-command.js';
+import type { AnswersFile } from './answers-file.js';
+import { CliError, InterruptedError, MissingAnswerError, UsageError } from './errors.js';
+import { checkContent, exampleContent, readFormFields } from './form-fields.js';
+import type { ProgressBar } from './progress-bar.js';
+import { canAskPerson } from './terminal.js';
+
+export interface AnsweringOptions {
+  answers?: AnswersFile;
+  samplingCommand?: string;
+  roots: Root[];
+  progress: ProgressBar;
+}
+
+export interface Answering {
+  handlers: InputHandlers;
+  /** The first failure while answering, if any: it decides the exit code. */
+  failure(): CliError | undefined;
+}
+
+/**
+ * `--root` values as roots: a file:// URI as given, a path as a file:// URI;
+ * none means the working directory. Roots are file:// URIs (spec §8.3), so
+ * any other URI is a usage error here rather than a refused answer later.
+ */
+export function rootsFrom(values: readonly string[], cwd = process.cwd()): Root[] {
+  const given = values.length > 0 ? values : [cwd];
+  return given.map((value) => {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+      if (!/^file:\/\//i.test(value)) throw new UsageError(`--root ${value}: a root is a directory path or a file:// URI`);
+      return { uri: value };
+    }
+    const uri = pathToFileURL(value).href;
+    const name = uri.replace(/\/+$/, '').split('/').pop();
+    return name ? { uri, name: decodeURIComponent(name) } : { uri };
+  });
+}
+
+/**
+ * The name an answers file uses for a question: its input request key, or on
+ * a 2025-11-25 server (a live request, whose key is only a JSON-RPC id) its message.
+ */
+export function answerKey(context: InputContext, message: string | undefined): string {
+  return context.era === 'legacy' && message !== undefined ? message : context.key;
+}
+
+function noPerson(context: InputContext, message: string): MissingAnswerError {
+  return new MissingAnswerError(
+    `The server asked ${JSON.stringify(answerKey(context, message))}${context.era === 'legacy' ? '' : ` (${JSON.stringify(message)})`}, but there is no terminal to ask in. ` +
+      'Run the command in a terminal, or pass --answers <file.json> (see tessera help).',
+  );
+}
+
+export function createAnswering(options: AnsweringOptions): Answering {
+  let firstFailure: CliError | undefined;
+
+  /** Runs one answer with the progress bar put away, keeping the first failure. */
+  const answering = async <T>(work: () => Promise<T>): Promise<T> => {
+    options.progress.stop();
+    try {
+      return await work();
+    } catch (error) {
+      const failure =
+        error instanceof CliError
+          ? error
+          : error instanceof Error && error.name === 'ExitPromptError'
+            ? new InterruptedError()
+            : error instanceof Error && error.name === 'AbortPromptError'
+              ? new CliError('The question was withdrawn (the request ended).')
+              : new CliError((error as Error).message);
+      firstFailure ??= failure;
+      throw failure;
+    }
+  };
+
+  const form = (params: ElicitRequestFormParams, context: InputContext): Promise<ElicitResult> =>
+    answering(async () => {
+      const fields = readFormFields(params.requestedSchema);
+      if (options.answers) {
+        const raw = options.answers.find(context.key, params.message);
+        if (raw === undefined) options.answers.missing(answerKey(context, params.message), params.message, exampleContent(fields));
+        const answer = options.answers.elicitation(context.key, raw);
+        if (answer.action === 'accept') {
+          const problems = checkContent(fields, answer.content ?? {});
+          if (problems.length > 0) throw new UsageError(`--answers ${options.answers.path}: the answer to "${answerKey(context, params.message)}" does not fit the form: ${problems.join('; ')}`);
+        }
+        return answer;
+      }
+      if (!canAskPerson()) throw noPerson(context, params.message);
+      const { askForm } = await import('./ask-form.js');
+      return askForm(params, context);
+    });
+
+  const url = (params: ElicitRequestUrlParams, context: InputContext): Promise<ElicitResult> =>
+    answering(async () => {
+      if (options.answers) {
+        const raw = options.answers.find(context.key, params.message);
+        if (raw === undefined) options.answers.missing(answerKey(context, params.message), params.message, 'accept');
+        const { action } = options.answers.elicitation(context.key, raw);
+        return { action };
+      }
+      if (!canAskPerson()) throw noPerson(context, params.message);
+      const { askUrl } = await import('./ask-url.js');
+      return askUrl(params, context);
+    });
+
+  const sampling = (params: CreateMessageRequestParams, context: InputContext): Promise<CreateMessageResult> =>
+    answering(async () => {
+      // Sampling asks carry no message: a 2025-era one (keyed by a JSON-RPC id) is found under "sampling".
+      const raw = options.answers?.find(context.key, 'sampling');
+      if (options.answers && raw !== undefined) return options.answers.sampling(context.key, raw);
+      if (options.samplingCommand !== undefined) return runSamplingCommand(options.samplingCommand, params, context.signal);
+      if (options.answers) options.answers.missing(context.era === 'legacy' ? 'sampling' : context.key, undefined, "the model's answer");
+      if (!canAskPerson()) throw noPerson(context, 'a model completion (sampling); or pass --sampling-command');
+      const { askSampling } = await import('./ask-sampling.js');
+      return askSampling(params, context);
+    });
+
+  return {
+    handlers: { elicitation: { form, url }, sampling, roots: options.roots },
+    failure: () => firstFailure,
+  };
+}

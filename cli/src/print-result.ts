@@ -1,0 +1,144 @@
+/**
+ * Results on stdout: readable by default (text as text, structured content
+ * as indented JSON, binary summarised, tool errors marked), or exactly as
+ * received with `--json`.
+ */
+
+import { isObject } from './is-object.js';
+import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from 'tessera-mcp';
+import { print, resultColors } from './terminal.js';
+import { allowedTypes } from './tool-arguments.js';
+
+type Json = Record<string, unknown>;
+
+const out = resultColors;
+
+export function printJson(value: unknown): void {
+  print(JSON.stringify(value, null, 2));
+}
+
+function byteSize(base64: string): string {
+  const bytes = Math.floor((base64.replace(/=+$/, '').length * 3) / 4);
+  return bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+/** Resource contents (embedded or read): text as is, a blob as a one-line summary (binary never goes to a terminal). */
+function contentsLines(contents: Json): string[] {
+  if (typeof contents.text === 'string') return [contents.text];
+  if (typeof contents.blob === 'string') return [out.dim(`[binary ${String(contents.mimeType ?? 'data')}, ${byteSize(contents.blob)}; use --json to get it]`)];
+  return [out.dim(JSON.stringify(contents))];
+}
+
+function blockLines(block: unknown): string[] {
+  if (!isObject(block)) return [String(block)];
+  switch (block.type) {
+    case 'text':
+      return [String(block.text ?? '')];
+    case 'image':
+    case 'audio':
+      return [out.dim(`[${block.type} ${String(block.mimeType ?? '')}, ${byteSize(String(block.data ?? ''))}; use --json to get it]`)];
+    case 'resource_link':
+      return [`${out.cyan(String(block.uri))}${block.name ? ` ${out.dim(`(${String(block.name)})`)}` : ''}`];
+    case 'resource': {
+      const resource = isObject(block.resource) ? block.resource : {};
+      return [out.dim(`── ${String(resource.uri ?? 'resource')}`), ...contentsLines(resource)];
+    }
+    default:
+      return [JSON.stringify(block, null, 2)];
+  }
+}
+
+/** Prints a tool result; its exit code is 1 when the tool reported an error. */
+export function printToolResult(result: CallToolResult, json: boolean): number {
+  const failed = result.isError === true;
+  if (json) {
+    printJson(result);
+    return failed ? 1 : 0;
+  }
+  if (failed) print(out.red(out.bold('Tool error (isError):')));
+  const blocks = Array.isArray(result.content) ? result.content : [];
+  const structured = result.structuredContent;
+  const pretty = structured === undefined ? undefined : JSON.stringify(structured, null, 2);
+  // Tools often repeat their structured content as one JSON text block; show it once, indented.
+  const repeated =
+    pretty !== undefined &&
+    blocks.length === 1 &&
+    isObject(blocks[0]) &&
+    blocks[0].type === 'text' &&
+    (() => {
+      try {
+        return JSON.stringify(JSON.parse(String(blocks[0].text))) === JSON.stringify(structured);
+      } catch {
+        return false;
+      }
+    })();
+  if (!repeated) for (const block of blocks) for (const line of blockLines(block)) print(line);
+  if (pretty !== undefined) {
+    if (!repeated && blocks.length > 0) print(out.dim('structured content:'));
+    print(pretty);
+  }
+  return failed ? 1 : 0;
+}
+
+export function printResource(result: ReadResourceResult, json: boolean): void {
+  if (json) return printJson(result);
+  const contents = Array.isArray(result.contents) ? result.contents : [];
+  for (const { ...item } of contents) {
+    if (contents.length > 1) print(out.dim(`── ${String(item.uri)}${item.mimeType ? ` (${String(item.mimeType)})` : ''}`));
+    for (const line of contentsLines(item)) print(line);
+  }
+}
+
+export function printPrompt(result: GetPromptResult, json: boolean): void {
+  if (json) return printJson(result);
+  if (result.description) print(out.dim(result.description));
+  for (const message of result.messages ?? []) {
+    const lines = blockLines(message.content);
+    print(`${out.bold(`${message.role}:`)} ${lines.join('\n')}`);
+  }
+}
+
+/** `name=<type>` for each argument of a tool, optional ones in brackets. */
+function toolSignature(tool: Tool): string {
+  const schema = isObject(tool.inputSchema) ? tool.inputSchema : {};
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  return Object.entries(properties)
+    .map(([name, property]) => {
+      const values = isObject(property) && Array.isArray(property.enum) ? property.enum.join('|') : [...allowedTypes(property)].join('|');
+      const text = `${name}=<${values || 'value'}>`;
+      return required.has(name) ? text : `[${text}]`;
+    })
+    .join(' ');
+}
+
+export interface Listing {
+  tools?: Tool[];
+  resources?: Resource[];
+  resourceTemplates?: ResourceTemplate[];
+  prompts?: Prompt[];
+}
+
+function section(title: string, rows: Array<[string, string | undefined]> | undefined): void {
+  if (rows === undefined) return;
+  print(out.bold(title));
+  if (rows.length === 0) print(out.dim('  (none)'));
+  for (const [head, description] of rows) {
+    print(`  ${head}`);
+    if (description) print(`      ${out.dim(description.split('\n')[0]!)}`);
+  }
+}
+
+export function printListing(listing: Listing, json: boolean): void {
+  if (json) return printJson(listing);
+  section('Tools', listing.tools?.map((t) => [`${out.cyan(t.name)} ${toolSignature(t)}`.trimEnd(), t.description]));
+  section('Resources', listing.resources?.map((r) => [`${out.cyan(r.uri)}${r.name && r.name !== r.uri ? ` ${out.dim(`(${r.name})`)}` : ''}`, r.description]));
+  section('Resource templates', listing.resourceTemplates?.map((r) => [`${out.cyan(r.uriTemplate)} ${out.dim(`(${r.name})`)}`, r.description]));
+  section(
+    'Prompts',
+    listing.prompts?.map((p) => [
+      `${out.cyan(p.name)} ${(p.arguments ?? []).map((a) => (a.required ? `${a.name}=<string>` : `[${a.name}=<string>]`)).join(' ')}`.trimEnd(),
+      p.description,
+    ]),
+  );
+}

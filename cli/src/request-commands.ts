@@ -1,0 +1,162 @@
+/**
+ * `tessera call`, `read`, `prompt` and `list`: connect to the target, run
+ * the request (answering the server's questions on the way), print the
+ * result, and turn the outcome into an exit code.
+ */
+
+import type { Client, Prompt, Resource, ResourceTemplate, Tool } from 'tessera-mcp/client';
+import { McpError } from 'tessera-mcp';
+import { AnswersFile } from './answers-file.js';
+import { connectClient, describeRefusal, explain, withHint, type ConnectOptions } from './connect.js';
+import { CliError, EXIT_OK, InterruptedError } from './errors.js';
+import { createAnswering, rootsFrom } from './input-handlers.js';
+import { printListing, printPrompt, printResource, printToolResult, type Listing } from './print-result.js';
+import { ProgressBar } from './progress-bar.js';
+import { TaskStatus } from './task-status.js';
+import type { Target } from './target.js';
+import { parsePromptArguments, parseToolArguments } from './tool-arguments.js';
+
+export interface RequestCommandOptions extends ConnectOptions {
+  json?: boolean;
+  answers?: string;
+  samplingCommand?: string;
+  root?: string[];
+}
+
+/**
+ * Connects with the question handlers in place, runs the request, and always
+ * closes (and so stops a spawned server). `request` resolves with a printer,
+ * so nothing is printed when an answer failed along the way.
+ */
+async function withClient(
+  target: Target,
+  options: RequestCommandOptions,
+  request: (client: Client, progress: ProgressBar) => Promise<() => number>,
+): Promise<number> {
+  const answers = options.answers === undefined ? undefined : await AnswersFile.load(options.answers);
+  const progress = new ProgressBar();
+  const answering = createAnswering({ answers, samplingCommand: options.samplingCommand, roots: rootsFrom(options.root ?? []), progress });
+  const client = await connectClient(target, answering.handlers, options);
+  try {
+    const printResult = await request(client, progress);
+    progress.stop();
+    // A 2025-era server may have turned a failed answer into an error (or a tool error) of its own and carried on.
+    const failure = answering.failure();
+    if (failure) throw failure;
+    return printResult();
+  } catch (error) {
+    const refusal = describeRefusal(target, error);
+    throw answering.failure() ?? (refusal ? new CliError(refusal) : asCliError(error));
+  } finally {
+    progress.stop();
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** A server's JSON-RPC error or a client error, as a message for the person. */
+function asCliError(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof McpError) {
+    const data = error.data === undefined ? '' : `\n${JSON.stringify(error.data, null, 2)}`;
+    return new CliError(`The server answered with error ${error.code}: ${error.message}${data}`);
+  }
+  return new CliError(withHint(explain(error)));
+}
+
+/** The tool's definition, for typing its arguments; undefined when the server cannot list tools. */
+async function findTool(client: Client, name: string): Promise<Tool | undefined> {
+  let tools: Tool[];
+  try {
+    tools = await client.listAllTools();
+  } catch {
+    return undefined;
+  }
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) {
+    const names = tools.map((t) => t.name).join(', ') || '(none)';
+    throw new CliError(`The server has no tool "${name}". Its tools: ${names}`);
+  }
+  return tool;
+}
+
+export function runCall(target: Target, tool: string, pairs: string[], options: RequestCommandOptions): Promise<number> {
+  return withClient(target, options, async (client, progress) => {
+    const definition = await findTool(client, tool);
+    const args = parseToolArguments(pairs, definition?.inputSchema);
+    const status = new TaskStatus(progress);
+    // Ctrl-C while the call runs ends it; a task the call became is cancelled on the server (tasks/cancel).
+    const interrupt = new AbortController();
+    const onInterrupt = (): void => {
+      const taskId = status.followed;
+      interrupt.abort(new InterruptedError(taskId ? `Interrupted; task ${taskId} was cancelled.` : 'Interrupted.'));
+    };
+    process.once('SIGINT', onInterrupt);
+    try {
+      const result = await client.callTool(tool, args, { onProgress: (update) => progress.update(update), onTask: status.observe, signal: interrupt.signal });
+      return () => printToolResult(result, options.json === true);
+    } finally {
+      process.off('SIGINT', onInterrupt);
+    }
+  });
+}
+
+export function runRead(target: Target, uri: string, options: RequestCommandOptions): Promise<number> {
+  return withClient(target, options, async (client, progress) => {
+    const result = await client.readResource(uri, { onProgress: (update) => progress.update(update) });
+    return () => {
+      printResource(result, options.json === true);
+      return EXIT_OK;
+    };
+  });
+}
+
+export function runPrompt(target: Target, name: string, pairs: string[], options: RequestCommandOptions): Promise<number> {
+  return withClient(target, options, async (client, progress) => {
+    const args = parsePromptArguments(pairs);
+    const result = await client.getPrompt(name, args, { onProgress: (update) => progress.update(update) });
+    return () => {
+      printPrompt(result, options.json === true);
+      return EXIT_OK;
+    };
+  });
+}
+
+async function allTemplates(client: Client): Promise<ResourceTemplate[]> {
+  const all: ResourceTemplate[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listResourceTemplates(cursor);
+    all.push(...page.resourceTemplates);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && all.length < 100_000);
+  return all;
+}
+
+/** Lists what the server offers; a kind the server does not serve is left out rather than failing the listing. */
+export function runList(target: Target, options: RequestCommandOptions): Promise<number> {
+  return withClient(target, options, async (client) => {
+    const discovered = await client.discover().catch(() => undefined);
+    const capabilities = (discovered?.capabilities ?? {}) as Record<string, unknown>;
+    const known = discovered !== undefined;
+    const served = (kind: string): boolean => !known || capabilities[kind] !== undefined;
+    const optional = async <T>(kind: string, list: () => Promise<T[]>): Promise<T[] | undefined> => {
+      if (!served(kind)) return undefined;
+      try {
+        return await list();
+      } catch (error) {
+        if (error instanceof McpError) return undefined; // e.g. -32601: not served after all
+        throw error;
+      }
+    };
+    const listing: Listing = {
+      tools: await optional<Tool>('tools', () => client.listAllTools()),
+      resources: await optional<Resource>('resources', () => client.listAllResources()),
+      resourceTemplates: await optional<ResourceTemplate>('resources', () => allTemplates(client)),
+      prompts: await optional<Prompt>('prompts', () => client.listAllPrompts()),
+    };
+    return () => {
+      printListing(listing, options.json === true);
+      return EXIT_OK;
+    };
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * What a TypeScript user of the built package needs: the portable entries
+ * (the root, /client, /fetch) compile in a project with no @types/node (a
+ * browser or Worker project) and no skipLibCheck; the Node entries compile
+ * once @types/node is there, as the README says.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compiledFile, ROOT } from '../helpers/child-processes.js';
+
+const project = mkdtempSync(join(tmpdir(), 'tessera-consumer-'));
+mkdirSync(join(project, 'node_modules'));
+symlinkSync(ROOT, join(project, 'node_modules', 'tessera-mcp'));
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+function compile(name: string, code: string, types: string[]): string {
+  writeFileSync(join(project, `${name}.ts`), code);
+  const config = { compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types, typeRoots: [`${ROOT}node_modules/@types`], noEmit: true, skipLibCheck: false }, files: [`${name}.ts`] };
+  writeFileSync(join(project, `tsconfig.${name}.json`), JSON.stringify(config));
+  try {
+    execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', join(project, `tsconfig.${name}.json`)], { encoding: 'utf8' });
+    return '';
+  } catch (error) {
+    return String((error as { stdout?: string }).stdout ?? error);
+  }
+}
+
+describe('a TypeScript project using the built package', () => {
+  compiledFile('src/index.d.ts', [`${ROOT}src/index.ts`]);
+
+  it('needs no @types/node for the root, /client and /fetch', () => {
+    const code = [
+      "import { McpServer, ask, McpError } from 'tessera-mcp';",
+      "import { Client, HttpClientTransport } from 'tessera-mcp/client';",
+      "import { createFetchHandler } from 'tessera-mcp/fetch';",
+      "const server = new McpServer({ name: 'x', version: '1.0.0' });",
+      "server.tool('t', { description: 'd', input: { type: 'object' } }, async () => 'ok');",
+      'const handle: (request: Request) => Promise<Response> = createFetchHandler(server);',
+      "const client = new Client({ name: 'c', version: '1.0.0' });",
+      'export { handle, client, ask, McpError, HttpClientTransport };',
+    ].join('\n');
+    expect(compile('portable', code, [])).toBe('');
+  }, 60_000);
+
+  it('compiles the Node entries with @types/node', () => {
+    const code = [
+      "import { McpServer } from 'tessera-mcp';",
+      "import { serveHttp, FileTokenStore } from 'tessera-mcp/node';",
+      "import { serveStdio, StdioClientTransport } from 'tessera-mcp/stdio';",
+      "const server = new McpServer({ name: 'x', version: '1.0.0' });",
+      'export const running = serveHttp(server, { port: 0 });',
+      'export { serveStdio, StdioClientTransport, FileTokenStore };',
+    ].join('\n');
+    expect(compile('node', code, ['node'])).toBe('');
+  }, 60_000);
+});
