@@ -56,7 +56,7 @@ export type { QuestionMap, AnswersOf, ManualInputRequired } from './mrtr/interac
 export { KeyRing, generateStateKey, STATE_KEYS_ENV, type StateKey } from './mrtr/keyring.js';
 export { MemoryRedemptionStore, type RedemptionStore } from './stores/redemption-store.js';
 export { MemoryTaskStore, type TaskStore, type TaskCreation, type TaskData, type TaskStatus, type TaskPatch, type TaskEvent, type MemoryTaskStoreOptions } from './stores/task-store.js';
-export { MemorySessionStore, type SessionStore, type SessionData, type SessionPatch, type MemorySessionStoreOptions } from './stores/session-store.js';
+export { MemorySessionStore, type SessionStore, type SessionCreation, type SessionData, type SessionPatch, type MemorySessionStoreOptions } from './stores/session-store.js';
 export { MemoryChangeBus, type ChangeBus, type Change, type ChangeList } from './stores/change-bus.js';
 export { MemorySessionBus, type SessionBus, type SessionEvent } from './stores/session-bus.js';
 export {

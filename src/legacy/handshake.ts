@@ -35,8 +35,11 @@ export async function handshake(request: JsonRpcRequest, channel: RequestChannel
     sessions.createStdio(data, channel.connection);
   } else {
     const session = await sessions.createHttp(data);
-    if (!session) {
-      const full = McpError.limitReached('sessions', { option: 'legacy.maxSessions', max: sessions.maxSessions ?? Number.NaN, scope: 'server', retryAfterSeconds: 30 });
+    if (typeof session === 'string') {
+      const full =
+        session === 'principal-full'
+          ? McpError.limitReached('sessions', { option: 'legacy.maxSessionsPerPrincipal', max: sessions.maxSessionsPerPrincipal, scope: 'caller', retryAfterSeconds: 60 })
+          : McpError.limitReached('sessions', { option: 'legacy.maxSessions', max: sessions.maxSessions ?? Number.NaN, scope: 'server', retryAfterSeconds: 30 });
       return { message: errorResponse(request.id, full), condition: full.condition };
     }
     headers = { 'mcp-session-id': session.data.id };

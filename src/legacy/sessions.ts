@@ -8,7 +8,7 @@ import type { Connection } from '../protocol/channel.js';
 import { randomUuid } from '../platform/crypto.js';
 import { MemoryEventStore, type EventStore } from '../stores/event-store.js';
 import { MemorySessionBus, type SessionBus, type SessionEvent } from '../stores/session-bus.js';
-import { MemorySessionStore, type SessionData, type SessionPatch, type SessionStore } from '../stores/session-store.js';
+import { MemorySessionStore, type SessionCreation, type SessionData, type SessionPatch, type SessionStore } from '../stores/session-store.js';
 import { LiveSession } from './live-session.js';
 
 /** One session as a request sees it: its data when the request arrived, what lives here, and how to change it. */
@@ -19,8 +19,19 @@ export interface SessionHandle {
 }
 
 export interface SessionLimits {
-  /** Most sessions held at once (default 1000); when full, the least recently used idle one ends. */
+  /**
+   * Most sessions held at once (default 1000, in memory). When full, a new
+   * session may end the least recently used idle session of its own caller —
+   * for an anonymous one, an idle session that never finished its handshake —
+   * never anyone else's; otherwise it is refused (HTTP 503, Retry-After).
+   */
   maxSessions?: number;
+  /**
+   * Most sessions one authenticated caller holds at once (default 100), in
+   * memory or in a shared store; beyond it the caller's least recently used
+   * idle session ends, or the new one is refused (HTTP 429, Retry-After).
+   */
+  maxSessionsPerPrincipal?: number;
   /** A session with nothing in flight and no open stream ends after this long (default 30 minutes). */
   idleTimeoutMs?: number;
   /** Where HTTP sessions are kept (default: this process's memory, bounded by the limits above). */
@@ -45,6 +56,7 @@ export class Sessions {
   private readonly stdio = new Set<StdioSession>();
   /** The bound of the default store, for a refusal's message (undefined when the store is the app's). */
   readonly maxSessions: number | undefined;
+  readonly maxSessionsPerPrincipal: number;
   readonly bus: SessionBus;
   readonly events: EventStore;
   private readonly unsubscribe: () => void;
@@ -54,6 +66,7 @@ export class Sessions {
     private readonly warn?: (message: string) => void,
   ) {
     this.maxSessions = limits.store ? undefined : (limits.maxSessions ?? 1000);
+    this.maxSessionsPerPrincipal = limits.maxSessionsPerPrincipal ?? 100;
     this.bus = limits.bus ?? new MemorySessionBus();
     this.events = limits.events ?? new MemoryEventStore();
     this.unsubscribe = this.bus.subscribe((event) => this.onBusEvent(event));
@@ -67,11 +80,11 @@ export class Sessions {
       });
   }
 
-  /** A new HTTP session; undefined when the store is full. */
-  async createHttp(data: Omit<SessionData, 'id'>): Promise<SessionHandle | undefined> {
+  /** A new HTTP session, or which limit refused it. */
+  async createHttp(data: Omit<SessionData, 'id'>): Promise<SessionHandle | Exclude<SessionCreation, 'created'>> {
     const session: SessionData = { ...data, id: randomUuid() };
-    if (!(await this.store.create(session))) return undefined;
-    return this.httpHandle(session);
+    const created = await this.store.create(session, this.maxSessionsPerPrincipal);
+    return created === 'created' ? this.httpHandle(session) : created;
   }
 
   /** A new session for a stdio connection (it ends with the connection; a second initialize replaces it). */

@@ -74,6 +74,20 @@ export class ExpiringMap<K, V> {
     return true;
   }
 
+  /** Whether `key` holds a live value, without counting as a use (an expired entry is dropped). */
+  has(key: K): boolean {
+    const entry = this.entries.get(key);
+    if (!entry) return false;
+    if (entry.expiresAt > this.clock()) return true;
+    this.drop(key, entry, 'expired');
+    return false;
+  }
+
+  /** Drops the least recently used entry `evictable` allows; false when there is none. */
+  evict(evictable: (key: K, value: V) => boolean): boolean {
+    return this.evictOne(evictable);
+  }
+
   /** Sets `key` only when it holds no live value; false when it does (or the map is full). */
   setIfAbsent(key: K, value: V, expiresAt: number): boolean {
     if (this.get(key) !== undefined) return false;

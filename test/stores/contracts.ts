@@ -143,7 +143,7 @@ export function sessionStoreContract(name: string, make: () => SessionStore | Pr
     it('creates, reads, updates and deletes a session, as data', async () => {
       const store = await make();
       const created = session({ clientInfo: { name: 'c', version: '1' } });
-      expect(await store.create(created)).toBe(true);
+      expect(await store.create(created, 10)).toBe('created');
       expect(await store.get(created.id)).toEqual(created);
       const updated = await store.update(created.id, { initialized: true, logLevel: 'info', subscriptions: ['file:///a'] });
       expect(updated).toEqual({ ...created, initialized: true, logLevel: 'info', subscriptions: ['file:///a'] });
@@ -153,6 +153,23 @@ export function sessionStoreContract(name: string, make: () => SessionStore | Pr
       expect(await store.delete(created.id)).toBe(false);
       expect(await store.get(created.id)).toBeUndefined();
       expect(await store.update(created.id, { initialized: true })).toBeUndefined();
+    });
+
+    it('holds at most maxPerPrincipal sessions of one caller; anonymous ones and other callers are not counted against it', async () => {
+      const store = await make();
+      const alice = fresh('alice');
+      const first = session({ principal: alice });
+      expect(await store.create(first, 2)).toBe('created');
+      expect(await store.create(session({ principal: alice }), 2)).toBe('created');
+      expect(await store.create(session({ principal: alice }), 2)).toBe('principal-full');
+      expect(await store.create(session({ principal: fresh('bob') }), 2)).toBe('created');
+      expect(await store.create(session(), 2)).toBe('created');
+      expect(await store.create(session(), 2)).toBe('created');
+      expect(await store.create(session(), 2)).toBe('created');
+      // An ended session no longer counts.
+      await store.delete(first.id);
+      expect(await store.create(session({ principal: alice }), 2)).toBe('created');
+      expect(await store.create(session({ principal: alice }), 2)).toBe('principal-full');
     });
   });
 }

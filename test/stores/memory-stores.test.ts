@@ -98,24 +98,51 @@ describe('the memory stores, where only memory decides', () => {
     expect(await store.create({ ...base, taskId: 't3', createdAt: time.now() }, 10)).toBe('created');
   });
 
-  it('MemorySessionStore: idle sessions end; when full, the least recently used evictable one makes room', async () => {
+  it('MemorySessionStore: idle sessions end; when full, only the newcomer\'s own idle sessions make room', async () => {
     const time = clock();
     const ended: string[] = [];
-    const busy = new Set<string>(['s1']);
-    const store = new MemorySessionStore({ clock: time.now, maxSessions: 2, idleTimeoutMs: 1000, evictable: (id) => !busy.has(id), onEnd: (id, why) => ended.push(`${id}:${why}`) });
-    const data = (id: string) => ({ id, protocolVersion: '2025-11-25', clientCapabilities: {}, initialized: true, subscriptions: [] });
-    expect(await store.create(data('s1'))).toBe(true);
-    expect(await store.create(data('s2'))).toBe(true);
-    expect(await store.create(data('s3'))).toBe(true); // s2 (idle) made room; s1 is busy
-    expect(ended).toEqual(['s2:evicted']);
-    busy.add('s3');
-    expect(await store.create(data('s4'))).toBe(false); // both busy
+    const busy = new Set<string>(['a1']);
+    const store = new MemorySessionStore({ clock: time.now, maxSessions: 3, idleTimeoutMs: 1000, evictable: (id) => !busy.has(id), onEnd: (id, why) => ended.push(`${id}:${why}`) });
+    const data = (id: string, principal?: string) => ({ id, protocolVersion: '2025-11-25', clientCapabilities: {}, initialized: true, subscriptions: [], ...(principal ? { principal } : {}) });
+    expect(await store.create(data('a1', 'alice'), 10)).toBe('created');
+    expect(await store.create(data('a2', 'alice'), 10)).toBe('created');
+    expect(await store.create(data('b1', 'bob'), 10)).toBe('created');
+    expect(await store.create(data('a3', 'alice'), 10)).toBe('created'); // alice's idle a2 made room; a1 is busy
+    expect(ended).toEqual(['a2:evicted']);
+    expect(await store.create(data('c1', 'carol'), 10)).toBe('store-full'); // nothing of carol's to end: bob's idle b1 stays
+    expect(await store.create(data('x1'), 10)).toBe('store-full'); // nor for an anonymous caller
+    expect(await store.get('b1')).toBeDefined();
     time.advance(999);
-    expect(await store.get('s1')).toBeDefined(); // reading counts as activity
+    expect(await store.get('a1')).toBeDefined(); // reading counts as activity
     time.advance(2);
-    expect(await store.get('s3')).toBeUndefined();
-    expect(await store.get('s1')).toBeDefined();
-    expect(ended).toContain('s3:idle');
+    expect(await store.get('a3')).toBeUndefined();
+    expect(await store.get('a1')).toBeDefined();
+    expect(ended).toContain('a3:idle');
+  });
+
+  it('MemorySessionStore: an anonymous newcomer ends only a half-open anonymous session (initialize without initialized)', async () => {
+    const ended: string[] = [];
+    const store = new MemorySessionStore({ maxSessions: 2, evictable: () => true, onEnd: (id) => ended.push(id) });
+    const data = (id: string, initialized: boolean) => ({ id, protocolVersion: '2025-11-25', clientCapabilities: {}, initialized, subscriptions: [] });
+    expect(await store.create(data('legit', true), 10)).toBe('created');
+    for (let i = 0; i < 20; i++) expect(await store.create(data(`flood${i}`, false), 10)).toBe('created');
+    expect(ended).toEqual(Array.from({ length: 19 }, (_, i) => `flood${i}`));
+    expect(await store.get('legit')).toBeDefined();
+    await store.update('flood19', { initialized: true });
+    expect(await store.create(data('late', false), 10)).toBe('store-full');
+  });
+
+  it('MemorySessionStore: a principal beyond its share ends its own least recently used idle session, or is refused', async () => {
+    const busy = new Set<string>(['a1', 'a2']);
+    const store = new MemorySessionStore({ evictable: (id) => !busy.has(id) });
+    const data = (id: string, principal: string) => ({ id, protocolVersion: '2025-11-25', clientCapabilities: {}, initialized: true, subscriptions: [], principal });
+    expect(await store.create(data('a1', 'alice'), 2)).toBe('created');
+    expect(await store.create(data('a2', 'alice'), 2)).toBe('created');
+    expect(await store.create(data('a3', 'alice'), 2)).toBe('principal-full');
+    busy.delete('a1');
+    expect(await store.create(data('a3', 'alice'), 2)).toBe('created');
+    expect(await store.get('a1')).toBeUndefined();
+    expect(await store.get('a2')).toBeDefined();
   });
 });
 

@@ -6,7 +6,7 @@
  * instance through the session bus.
  */
 
-import type { SessionData, SessionPatch, SessionStore } from '../session-store.js';
+import type { SessionCreation, SessionData, SessionPatch, SessionStore } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
 
 const READ = `
@@ -23,12 +23,22 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return redis.call('HGETALL', KEYS[1])`;
 
-// ARGV: idle ms, then field/value pairs.
+// KEYS: the session hash, its principal's set of session ids ('' when anonymous).
+// ARGV: idle ms, maxPerPrincipal, the session key prefix, the id, then field/value pairs.
+// The principal's set drops the ids whose session is gone (idle, ended) before it is counted;
+// those keys are derived here from the prefix, so the store wants one Redis, not a cluster.
 const CREATE = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'store-full' end
+if KEYS[2] ~= '' then
+  for _, id in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+    if redis.call('EXISTS', ARGV[3] .. id) == 0 then redis.call('SREM', KEYS[2], id) end
+  end
+  if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 'principal-full' end
+  redis.call('SADD', KEYS[2], ARGV[4])
+end
+for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1`;
+return 'created'`;
 
 function fromHash(flat: string[] | Record<string, string> | null): SessionData | undefined {
   if (!flat) return undefined;
@@ -62,9 +72,11 @@ export class RedisSessionStore implements SessionStore {
     return `${this.redis.prefix}session:${id}`;
   }
 
-  async create(session: SessionData): Promise<boolean> {
+  /** A principal's share is counted here; anonymous sessions are bounded by Redis's memory only (no eviction on Redis). */
+  async create(session: SessionData, maxPerPrincipal: number): Promise<SessionCreation> {
     const pairs = Object.entries(session).flatMap(([field, value]) => (value === undefined ? [] : [field, JSON.stringify(value)]));
-    return (await this.redis.script<number>(CREATE, [this.key(session.id)], [this.idleMs, ...pairs])) === 1;
+    const owner = session.principal === undefined ? '' : `${this.redis.prefix}sessions-of:${session.principal}`;
+    return this.redis.script<SessionCreation>(CREATE, [this.key(session.id), owner], [this.idleMs, maxPerPrincipal, this.key(''), session.id, ...pairs]);
   }
 
   async get(id: string): Promise<SessionData | undefined> {
