@@ -67,6 +67,7 @@ class TasksExtension implements ServerExtension {
     },
   };
   private readonly runner: TaskRunner;
+  private readonly taskMethods: TaskMethods;
 
   constructor(
     private readonly host: ServerHost,
@@ -85,7 +86,7 @@ class TasksExtension implements ServerExtension {
       },
       host.logger,
     );
-    const methods = new TaskMethods(store);
+    const methods = (this.taskMethods = new TaskMethods(store));
     const gated =
       (answer: (params: Record<string, unknown>, principal: string) => Promise<Record<string, unknown>>): MethodHandler =>
       async (request, ctx) => {
@@ -134,6 +135,11 @@ class TasksExtension implements ServerExtension {
       return call.shape(await handOff.run(inlineTask(ctx)));
     }
     const task = await this.runner.start(handOff, ctx.principal ?? '', ctx.clientCapabilities, call.shape);
+    // Cancelled while the task was being made (HTTP: the client went away): nobody will learn its id, so nobody could stop it.
+    if (ctx.signal.aborted) {
+      await this.taskMethods.abandon(task.taskId);
+      throw ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error('The request was cancelled');
+    }
     const { taskId, status, ttlMs, pollIntervalMs } = task;
     const createdAt = new Date(task.createdAt).toISOString();
     // The core schema has no task results and checks a tools/call result as CallToolResult: an empty content keeps it valid.

@@ -63,12 +63,17 @@ export class TaskMethods {
 
   async cancel(params: Record<string, unknown>, principal: string): Promise<Record<string, unknown>> {
     const task = await this.own(params, principal);
-    const cancelled = await this.store.transition(task.taskId, LIVE_STATUSES, {
-      status: 'cancelled',
-      statusMessage: 'Cancelled by the client',
-      inputRequests: undefined,
-    });
-    if (cancelled) await this.store.notify(task.taskId, { type: 'cancelled' });
+    await this.stop(task.taskId, 'Cancelled by the client');
     return {};
+  }
+
+  /** A task whose creating request was cancelled before its id reached the client. */
+  abandon(taskId: string): Promise<void> {
+    return this.stop(taskId, 'Cancelled: the request that created it was cancelled before the task id reached the client');
+  }
+
+  private async stop(taskId: string, statusMessage: string): Promise<void> {
+    const cancelled = await this.store.transition(taskId, LIVE_STATUSES, { status: 'cancelled', statusMessage, inputRequests: undefined });
+    if (cancelled) await this.store.notify(taskId, { type: 'cancelled' });
   }
 }
