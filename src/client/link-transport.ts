@@ -3,7 +3,8 @@
  * responses by id; progress goes to the request that holds the token;
  * listen-stream messages go to the request whose id is their subscription id;
  * log messages carry no request id on stdio, so they go to the unrouted
- * listeners. Aborting a request sends `notifications/cancelled`.
+ * listeners. Aborting a request sends `notifications/cancelled`; a response
+ * that still comes goes to the request's `onLateResponse`, if it has one.
  */
 
 import { classifyMessage, notification, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
@@ -21,8 +22,12 @@ interface Pending {
   progressToken: unknown;
 }
 
+/** How many given-up requests still wait for a late response (the oldest is forgotten first). */
+const MAX_GIVEN_UP = 256;
+
 export class LinkClientTransport implements ClientTransport {
   private readonly pending = new Map<RequestId, Pending>();
+  private readonly givenUp = new Map<RequestId, (response: JsonRpcResponse) => void>();
   private readonly unrouted: Array<(n: JsonRpcNotification) => void> = [];
   private serverRequests: ServerRequestHandler | undefined;
   private closedReason: string | undefined;
@@ -52,6 +57,10 @@ export class LinkClientTransport implements ClientTransport {
       if (entry && id !== undefined) {
         this.pending.delete(id);
         entry.resolve(incoming.message);
+      } else if (id !== undefined) {
+        const late = this.givenUp.get(id);
+        this.givenUp.delete(id);
+        late?.(incoming.message);
       }
       return;
     }
@@ -93,6 +102,7 @@ export class LinkClientTransport implements ClientTransport {
         if (!this.pending.delete(message.id)) return;
         signal?.removeEventListener('abort', onAbort);
         if (timer) clearTimeout(timer);
+        if (options.onLateResponse) this.awaitLate(message.id, options.onLateResponse);
         this.link.send(notification(Notification.Cancelled, { requestId: message.id, reason }));
         reject(error);
       };
@@ -120,6 +130,11 @@ export class LinkClientTransport implements ClientTransport {
       }
       this.link.send(message);
     });
+  }
+
+  private awaitLate(id: RequestId, listener: (response: JsonRpcResponse) => void): void {
+    this.givenUp.set(id, listener);
+    if (this.givenUp.size > MAX_GIVEN_UP) this.givenUp.delete(this.givenUp.keys().next().value!);
   }
 
   onUnrouted(listener: (notification: JsonRpcNotification) => void): void {

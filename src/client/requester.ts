@@ -9,7 +9,7 @@
 import { context as contexts, type Context } from '@opentelemetry/api';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isImplementation, isObject } from '../protocol/guards.js';
-import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO, TASKS_EXTENSION } from '../protocol/meta.js';
 import { LegacyMethod, Method, Notification, TaskMethod } from '../protocol/methods.js';
 import type { CallerParams, ClientMethod, ResultByMethod } from '../protocol/method-types.js';
@@ -177,6 +177,7 @@ export class Requester {
         timeoutMs: left,
         headers: this.headersFor(transport, message),
         onNotification: (note) => this.notified(note, options, token),
+        onLateResponse: (late) => this.cancelLateTask(transport, method, late),
       });
     } catch (failure) {
       span?.end({ failure }, version);
@@ -192,6 +193,18 @@ export class Requester {
     const resultMeta = result._meta;
     if (isObject(resultMeta) && isImplementation(resultMeta[META_SERVER_INFO])) this.serverInfo = resultMeta[META_SERVER_INFO];
     return result;
+  }
+
+  /**
+   * A task the server made for a request this client had already given up
+   * on: nobody will poll it, so it is cancelled (a task is stopped only with
+   * tasks/cancel, never by notifications/cancelled — Tasks extension).
+   */
+  private cancelLateTask(transport: ClientTransport, method: string, late: JsonRpcResponse): void {
+    if (method !== Method.ToolsCall || !('result' in late) || !isObject(late.result) || late.result.resultType !== 'task') return;
+    const taskId = late.result.taskId;
+    if (typeof taskId !== 'string' || transport !== this.transport) return;
+    this.request(TaskMethod.Cancel, { taskId }).catch(() => undefined);
   }
 
   private notified(note: JsonRpcNotification, options: RequestOptions, token: string | undefined): void {

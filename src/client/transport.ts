@@ -11,6 +11,13 @@ export interface TransportRequestOptions {
   headers?: Record<string, string>;
   /** Notifications that belong to this request (progress, log messages, listen-stream messages). */
   onNotification?: (notification: JsonRpcNotification) => void;
+  /**
+   * The response to this request should it still arrive after the request
+   * was given up on (aborted, timed out), on transports that can read one
+   * (stdio, in memory; an HTTP request given up on is closed, and the server
+   * treats that as cancellation).
+   */
+  onLateResponse?: (response: JsonRpcResponse) => void;
 }
 
 /**
