@@ -12,6 +12,8 @@ import { ROOT, forgetPid, trackPid } from './child-processes.js';
 
 export const RUNTIMES_DIR = `${ROOT}runtimes/`;
 export const WORKER_BUNDLE = 'runtimes/.build/worker.js';
+/** The keyless worker, served by workerd-keyless.capnp. */
+export const KEYLESS_BUNDLE = 'runtimes/.build/keyless.js';
 
 export type RuntimeName = 'node' | 'bun' | 'deno' | 'workerd';
 
@@ -39,7 +41,7 @@ async function freePort(): Promise<number> {
 }
 
 /** The command of each runtime; the launchers print `listening <url>` on stdout, workerd prints nothing. */
-async function command(name: RuntimeName): Promise<{ argv: [string, ...string[]]; url?: string }> {
+async function command(name: RuntimeName, workerdConfig: string): Promise<{ argv: [string, ...string[]]; url?: string }> {
   switch (name) {
     case 'node':
       return { argv: [process.execPath, 'serve-node.mjs'] };
@@ -50,7 +52,7 @@ async function command(name: RuntimeName): Promise<{ argv: [string, ...string[]]
       return { argv: [installed('deno'), 'run', '--allow-net=127.0.0.1', '--no-prompt', 'serve-deno.mjs'] };
     case 'workerd': {
       const port = await freePort();
-      return { argv: [installed('workerd'), 'serve', 'workerd.capnp', '--socket-addr', `http=127.0.0.1:${port}`], url: `http://127.0.0.1:${port}/mcp` };
+      return { argv: [installed('workerd'), 'serve', workerdConfig, '--socket-addr', `http=127.0.0.1:${port}`], url: `http://127.0.0.1:${port}/mcp` };
     }
   }
 }
@@ -69,8 +71,9 @@ async function reachable(url: string, child: ChildProcess): Promise<void> {
   throw new Error(`${url} never accepted a connection`);
 }
 
-export async function startRuntime(name: RuntimeName): Promise<RunningRuntime> {
-  const { argv, url: known } = await command(name);
+/** Starts `name` on the matrix's worker (workerd: on the worker of `workerdConfig`). */
+export async function startRuntime(name: RuntimeName, workerdConfig = 'workerd.capnp'): Promise<RunningRuntime> {
+  const { argv, url: known } = await command(name, workerdConfig);
   const child = spawn(argv[0], argv.slice(1), {
     cwd: RUNTIMES_DIR,
     stdio: ['ignore', 'pipe', 'pipe'],

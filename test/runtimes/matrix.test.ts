@@ -18,12 +18,13 @@ import { Client } from 'tessera-mcp/client';
 import type { ElicitRequestFormParams, ElicitResult } from 'tessera-mcp/client';
 import { bundle, type Bundle } from '../helpers/bundle.js';
 import { stopAll } from '../helpers/child-processes.js';
-import { startRuntime, WORKER_BUNDLE, type RunningRuntime, type RuntimeName } from '../helpers/runtimes.js';
+import { KEYLESS_BUNDLE, startRuntime, WORKER_BUNDLE, type RunningRuntime, type RuntimeName } from '../helpers/runtimes.js';
 
 let built: Bundle;
 
 beforeAll(async () => {
   built = await bundle('fixtures/runtime-worker.ts', WORKER_BUNDLE);
+  await bundle('fixtures/runtime-worker-keyless.ts', KEYLESS_BUNDLE);
 });
 afterAll(() => stopAll());
 
@@ -116,5 +117,30 @@ describe.each<RuntimeName>(['node', 'bun', 'deno', 'workerd'])('on %s', (name) =
   it('wrote nothing to stderr, all of it read once the process is stopped', async () => {
     await runtime.stop();
     expect(runtime.stderr()).toBe('');
+  });
+});
+
+describe('on workerd, a server made at module scope with no state key configured', () => {
+  let runtime: RunningRuntime;
+  beforeAll(async () => {
+    runtime = await startRuntime('workerd', 'workerd-keyless.capnp');
+  });
+  afterAll(async () => {
+    await runtime?.stop();
+  });
+
+  it('starts (its key is made on first use, not at load) and completes a call through MRTR', async () => {
+    const asked: ElicitRequestFormParams[] = [];
+    const client = await clientAnswering({ action: 'accept', content: { approve: true } }, asked).connect(runtime.url);
+    expect(textOf(await client.callTool('deploy', { service: 'api' }))).toBe('Deployed api.');
+    expect(asked.map((q) => q.message)).toEqual(['Deploy api?']);
+    await client.close();
+  });
+
+  it("writes only Tessera's own warning about a per-process key, once", async () => {
+    await runtime.stop();
+    const lines = runtime.stderr().split('\n').filter((line) => line !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[tessera\] WARNING: no requestState key is configured, so this process made its own\./);
   });
 });
