@@ -18,21 +18,23 @@ import type { AddressInfo } from 'node:net';
 import { extname, normalize } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateStateKey } from '../../src/index.js';
-import { bundle, type Bundle } from '../helpers/bundle.js';
+import { bundlePage, type Bundle } from '../helpers/bundle.js';
 import { Chromium } from '../helpers/chromium.js';
 import { compiledFile, ROOT, stopAll, stopPid, trackPid } from '../helpers/child-processes.js';
 
 const PAGE_DIR = `${ROOT}examples/browser/`;
+/** What the static server serves: the page as built (index.html and its bundle). */
+const SITE_DIR = `${PAGE_DIR}dist/`;
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
 
-/** The tiny static server: files under examples/browser/, nothing else. */
+/** The tiny static server: the built page's files, nothing else. */
 function startStatic(): Promise<Server> {
   const server = createServer((req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(/^\/+/, '');
     const type = TYPES[extname(path)];
     if (path.startsWith('..') || !type) return void res.writeHead(404).end();
     try {
-      res.writeHead(200, { 'content-type': type }).end(readFileSync(`${PAGE_DIR}${path}`));
+      res.writeHead(200, { 'content-type': type }).end(readFileSync(`${SITE_DIR}${path}`));
     } catch {
       res.writeHead(404).end();
     }
@@ -111,7 +113,7 @@ async function open(url: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  built = await bundle('examples/browser/main.ts', 'examples/browser/dist/main.js');
+  built = await bundlePage('examples/browser');
   site = await startStatic();
   sitePort = (site.address() as AddressInfo).port;
   mcp = await startExampleServer(`http://127.0.0.1:${sitePort}`);

@@ -9,7 +9,7 @@
 
 import { readFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { build, type Rollup } from 'vite';
+import { build, type InlineConfig, type Rollup } from 'vite';
 import { ROOT } from './child-processes.js';
 
 export interface Bundle {
@@ -21,24 +21,23 @@ export interface Bundle {
   imports: string[];
 }
 
-export async function bundle(entry: string, outFile: string): Promise<Bundle> {
+const alias = [
+  { find: /^tessera-mcp$/, replacement: `${ROOT}src/index.ts` },
+  { find: /^tessera-mcp\/(.+)$/, replacement: `${ROOT}src/$1.ts` },
+];
+
+/** Runs Vite's build and returns the one JavaScript chunk it made, with what it reported. */
+async function buildOne(config: InlineConfig, outDir: string): Promise<Bundle> {
   const warnings: string[] = [];
   const output = await build({
+    ...config,
     configFile: false,
-    root: ROOT,
     logLevel: 'silent',
     publicDir: false,
-    resolve: {
-      alias: [
-        { find: /^tessera-mcp$/, replacement: `${ROOT}src/index.ts` },
-        { find: /^tessera-mcp\/(.+)$/, replacement: `${ROOT}src/$1.ts` },
-      ],
-      conditions: ['worker', 'browser', 'module', 'import', 'default'],
-    },
+    resolve: { alias, conditions: ['worker', 'browser', 'module', 'import', 'default'] },
     build: {
-      lib: { entry: `${ROOT}${entry}`, formats: ['es'], fileName: () => basename(outFile) },
-      outDir: `${ROOT}${dirname(outFile)}`,
-      emptyOutDir: false,
+      ...config.build,
+      outDir,
       minify: false,
       sourcemap: false,
       target: 'es2022',
@@ -54,6 +53,19 @@ export async function bundle(entry: string, outFile: string): Promise<Bundle> {
   const outputs = (Array.isArray(output) ? output : [output]) as Rollup.RollupOutput[];
   const chunks = outputs.flatMap((o) => o.output).filter((c): c is Rollup.OutputChunk => c.type === 'chunk');
   if (chunks.length !== 1) throw new Error(`expected one chunk, got ${chunks.map((c) => c.fileName).join(', ')}`);
-  const file = `${ROOT}${outFile}`;
+  const file = `${outDir}/${chunks[0]!.fileName}`;
   return { file, code: readFileSync(file, 'utf8'), warnings, imports: [...chunks[0]!.imports, ...chunks[0]!.dynamicImports] };
+}
+
+/** A module (a Worker) bundled into `outFile` (relative to the repository). */
+export function bundle(entry: string, outFile: string): Promise<Bundle> {
+  return buildOne(
+    { root: ROOT, build: { lib: { entry: `${ROOT}${entry}`, formats: ['es'], fileName: () => basename(outFile) }, emptyOutDir: false } },
+    `${ROOT}${dirname(outFile)}`,
+  );
+}
+
+/** A page (its index.html and the module it loads) built as `npx vite build <dir>` would, into `<dir>/dist/`. */
+export function bundlePage(dir: string): Promise<Bundle> {
+  return buildOne({ root: `${ROOT}${dir}`, base: './', build: { emptyOutDir: true } }, `${ROOT}${dir}/dist`);
 }
