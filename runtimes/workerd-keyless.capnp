@@ -1,5 +1,5 @@
 # The matrix's keyless worker (fixtures/runtime-worker-keyless.ts) on workerd: the same
-# compatibility date, no flags. The address comes from --socket-addr http=127.0.0.1:PORT.
+# compatibility date, no flags. The address is overridden as for workerd.capnp.
 using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (

@@ -1,6 +1,7 @@
 # The bundled worker on workerd, as Cloudflare runs it: an ES module worker at the
 # compatibility date of the matrix, with no compatibility flags (no nodejs_compat).
-# The socket's address is given on the command line (--socket-addr http=127.0.0.1:PORT).
+# The test overrides the address (--socket-addr http=127.0.0.1:0) and reads the port workerd
+# got from its control descriptor (--control-fd).
 using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (

@@ -7,7 +7,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import type { Readable } from 'node:stream';
 import { ROOT, forgetPid, trackPid } from './child-processes.js';
 
 export const RUNTIMES_DIR = `${ROOT}runtimes/`;
@@ -31,61 +31,37 @@ function installed(name: string): string {
   return binary;
 }
 
-/** A port nobody listens on now (workerd takes its address on the command line, not port 0). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-/** The command of each runtime; the launchers print `listening <url>` on stdout, workerd prints nothing. */
-async function command(name: RuntimeName, workerdConfig: string): Promise<{ argv: [string, ...string[]]; url?: string }> {
+/**
+ * The command of each runtime. The launchers print `listening <url>` on stdout; workerd listens on
+ * port 0 too and reports the port it got on its control descriptor (fd 3 here) as JSON.
+ */
+function command(name: RuntimeName, workerdConfig: string): [string, ...string[]] {
   switch (name) {
     case 'node':
-      return { argv: [process.execPath, 'serve-node.mjs'] };
+      return [process.execPath, 'serve-node.mjs'];
     case 'bun':
-      return { argv: [installed('bun'), 'run', 'serve-bun.mjs'] };
+      return [installed('bun'), 'run', 'serve-bun.mjs'];
     case 'deno':
       // Network on loopback only; no prompt (there is no terminal to ask on).
-      return { argv: [installed('deno'), 'run', '--allow-net=127.0.0.1', '--no-prompt', 'serve-deno.mjs'] };
-    case 'workerd': {
-      const port = await freePort();
-      return { argv: [installed('workerd'), 'serve', workerdConfig, '--socket-addr', `http=127.0.0.1:${port}`], url: `http://127.0.0.1:${port}/mcp` };
-    }
+      return [installed('deno'), 'run', '--allow-net=127.0.0.1', '--no-prompt', 'serve-deno.mjs'];
+    case 'workerd':
+      return [installed('workerd'), 'serve', workerdConfig, '--socket-addr', 'http=127.0.0.1:0', '--control-fd', '3'];
   }
 }
 
-/** Tries to connect until the server accepts (bounded: a fixed number of attempts, each waiting on the socket). */
-async function reachable(url: string, child: ChildProcess): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    try {
-      await fetch(url, { method: 'GET' });
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  throw new Error(`${url} never accepted a connection`);
-}
-
-/** Starts `name` on the matrix's worker (workerd: on the worker of `workerdConfig`). */
 export async function startRuntime(name: RuntimeName, workerdConfig = 'workerd.capnp'): Promise<RunningRuntime> {
-  const { argv, url: known } = await command(name, workerdConfig);
+  const argv = command(name, workerdConfig);
   const child = spawn(argv[0], argv.slice(1), {
     cwd: RUNTIMES_DIR,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
   });
   trackPid(child.pid);
   let stdout = '';
   let stderr = '';
-  const drained = Promise.all([
-    new Promise<void>((resolve) => child.stdout!.once('close', resolve)),
-    new Promise<void>((resolve) => child.stderr!.once('close', resolve)),
-  ]);
+  const drained = Promise.all(
+    [child.stdout!, child.stderr!, child.stdio[3] as Readable].map((stream) => new Promise<void>((resolve) => stream.once('close', resolve))),
+  );
   child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   const exited = new Promise<never>((_, reject) => {
     child.once('error', reject);
@@ -97,8 +73,14 @@ export async function startRuntime(name: RuntimeName, workerdConfig = 'workerd.c
       const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(stdout);
       if (match) resolve(match[1]!);
     });
+    let control = '';
+    (child.stdio[3] as Readable).setEncoding('utf8').on('data', (text: string) => {
+      control += text;
+      const match = /"event":"listen","socket":"http","port":(\d+)/.exec(control);
+      if (match) resolve(`http://127.0.0.1:${match[1]}/mcp`);
+    });
   });
-  const url = known ? await Promise.race([reachable(known, child).then(() => known), exited]) : await Promise.race([printed, exited]);
+  const url = await Promise.race([printed, exited]);
   exited.catch(() => undefined);
   if (child.exitCode !== null || child.signalCode !== null) await exited;
   return {
