@@ -26,14 +26,21 @@ export class Chromium {
   private readonly listeners: EventListener[] = [];
   private buffer = '';
   private stderr = '';
+  private failed: Error | undefined;
 
   private constructor(
     private readonly child: ChildProcess,
     private readonly profile: string,
   ) {
-    const output = child.stdio[4] as Readable;
-    output.setEncoding('utf8').on('data', (text: string) => this.read(text));
-    child.stderr!.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));
+    (child.stdio[4] as Readable | null)?.setEncoding('utf8').on('data', (text: string) => this.read(text));
+    child.stderr?.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));
+    // A browser that is gone is reported by 'error' or 'exit' (pending commands reject); not as a write error too.
+    (child.stdio[3] as Writable | null)?.on('error', () => undefined);
+    child.once('error', (error) => {
+      this.failed = new Error(`chromium could not start (${error.message}): install Debian's chromium package (.ci/run does)`);
+      for (const { reject } of this.pending.values()) reject(this.failed);
+      this.pending.clear();
+    });
     child.once('exit', (code, signal) => {
       for (const { reject } of this.pending.values()) reject(new Error(`chromium exited (${signal ?? code}); stderr: ${this.stderr}`));
       this.pending.clear();
@@ -43,7 +50,7 @@ export class Chromium {
   static launch(): Chromium {
     const profile = mkdtempSync(join(tmpdir(), 'tessera-chromium-'));
     const child = spawn(
-      'chromium',
+      process.env.CHROMIUM ?? 'chromium',
       [
         '--headless=new',
         '--remote-debugging-pipe',
@@ -84,6 +91,7 @@ export class Chromium {
   /** One CDP command, to the browser or (with `sessionId`) to a page. */
   send(method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<Record<string, unknown>> {
     const id = this.nextId++;
+    if (this.failed) return Promise.reject(this.failed);
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       (this.child.stdio[3] as Writable).write(`${JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) })}\0`);
