@@ -14,6 +14,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Other runtimes and a browser, installed by .ci/run: `npm run test:runtimes` / `npm run test:browser`.
+    exclude: ['test/runtimes/**', 'test/browser/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -59,7 +59,7 @@ export class KeyRing {
 
   /** The ring from an environment variable, or undefined when it is unset. */
   static fromEnv(env: Record<string, string | undefined> = processEnv(), name = STATE_KEYS_ENV): KeyRing | undefined {
-    const text = env[name];
+    const text = readVariable(env, name);
     return text === undefined || text.trim() === '' ? undefined : KeyRing.parse(text);
   }
 
@@ -87,6 +87,15 @@ export function generateStateKey(id = `k${hex(platformCrypto().randomBytes(3))}`
 
 function hex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** A variable's value, or undefined where reading it is refused (Deno without --allow-env throws). */
+function readVariable(env: Record<string, string | undefined>, name: string): string | undefined {
+  try {
+    return env[name];
+  } catch {
+    return undefined;
+  }
 }
 
 /** The environment where there is one (Node, Bun, Deno's process shim); Workers pass their env explicitly. */

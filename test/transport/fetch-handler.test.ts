@@ -173,6 +173,28 @@ describe('createFetchHandler', () => {
     await expect(hook(waitAborted, 'req-abort').promise).resolves.toBeTypeOf('string');
   });
 
+  it("given Deno's handler info, cancels when `completed` rejects and never reads request.signal (Deno warns when it is read)", async () => {
+    const request = mcpRequest('tools/call', { name: 'wait', arguments: { tag: 'deno-undelivered' } });
+    let signalRead = 0;
+    const signal = request.signal;
+    Object.defineProperty(request, 'signal', { get: () => (signalRead++, signal) });
+    let undelivered!: (reason: Error) => void;
+    const completed = new Promise<void>((_, reject) => (undelivered = reject));
+    void handle(request, { completed });
+    await hook(waitStarted, 'deno-undelivered').promise;
+    undelivered(new Error('HTTP response was not sent successfully'));
+    await expect(hook(waitAborted, 'deno-undelivered').promise).resolves.toBeTypeOf('string');
+    expect(signalRead).toBe(0);
+  });
+
+  it('with a second argument that is no Deno info (a Worker env, a Bun server), still follows request.signal', async () => {
+    const controller = new AbortController();
+    void handle(mcpRequest('tools/call', { name: 'wait', arguments: { tag: 'env-arg' } }, { signal: controller.signal }), { MY_BINDING: 'x', completed: 'not a promise' });
+    await hook(waitStarted, 'env-arg').promise;
+    controller.abort();
+    await expect(hook(waitAborted, 'env-arg').promise).resolves.toBeTypeOf('string');
+  });
+
   it('aborts the handler signal when the client stops reading the SSE stream', async () => {
     const response = await handle(
       mcpRequest('tools/call', { name: 'wait', arguments: { tag: 'sse-cancel', progress: true }, _meta: meta({ progressToken: 'w' }) }),

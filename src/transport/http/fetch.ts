@@ -33,16 +33,37 @@ async function readBody(request: Request, limit: number): Promise<string | undef
   return new TextDecoder().decode(all);
 }
 
+/** Deno.serve's second argument: `completed` rejects when the response could not be delivered. */
+function completion(info: unknown): PromiseLike<unknown> | undefined {
+  const completed = typeof info === 'object' && info !== null ? (info as { completed?: unknown }).completed : undefined;
+  return typeof (completed as PromiseLike<unknown> | undefined)?.then === 'function' ? (completed as PromiseLike<unknown>) : undefined;
+}
+
 /**
- * Returns `(request) => Promise<Response>`. The Host/Origin check defaults to
- * the loopback names: set `allowedHosts` to your public host names when deploying.
+ * What cancels a request: the runtime's `request.signal`, or on Deno the
+ * `completed` promise instead — Deno (legacy abort) also aborts the signal
+ * after every successful response and warns once reading it, so it is not read there.
  */
-export function createFetchHandler(handler: RequestHandler, options: HttpTransportOptions = {}): (request: Request) => Promise<Response> {
+function runtimeSignal(request: Request, info: unknown): AbortSignal {
+  const completed = completion(info);
+  if (!completed) return request.signal;
+  const undelivered = new AbortController();
+  completed.then(undefined, (reason: unknown) => undelivered.abort(reason));
+  return undelivered.signal;
+}
+
+/**
+ * Returns `(request, info?) => Promise<Response>`; pass the runtime's second
+ * argument through (`Deno.serve(handle)`, `export default { fetch: handle }`).
+ * The Host/Origin check defaults to the loopback names: set `allowedHosts` to
+ * your public host names when deploying.
+ */
+export function createFetchHandler(handler: RequestHandler, options: HttpTransportOptions = {}): (request: Request, info?: unknown) => Promise<Response> {
   const core = new HttpCore(handler, options);
-  return async (request) => {
+  return async (request, info) => {
     // Cancelled when the runtime aborts the request or the client stops reading the stream.
     const abort = new AbortController();
-    const signal = AbortSignal.any([request.signal, abort.signal]);
+    const signal = AbortSignal.any([runtimeSignal(request, info), abort.signal]);
     const url = new URL(request.url);
     const view: HttpRequestView = {
       method: request.method,
