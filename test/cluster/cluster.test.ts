@@ -15,7 +15,8 @@
  * (unknown on the others), the listen stream (never hears the change), both
  * 2025 clients (404, session unknown), the killed instance's task (unknown on
  * the survivors) and the outage (no 503). With a key ring per instance, the
- * MRTR flows fail (requestState invalid on the next instance).
+ * MRTR flows and the 50 retries fail (requestState invalid on the next
+ * instance).
  */
 
 import { spawn } from 'node:child_process';
