@@ -6,7 +6,7 @@
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,7 +66,9 @@ export async function startNginx(ports: number[]): Promise<Service> {
   let conf = readFileSync(NGINX_TEMPLATE, 'utf8').replaceAll('__LISTEN__', `127.0.0.1:${listen}`);
   for (let i = 1; i <= 3; i++) conf = conf.replaceAll(`__PORT_${i}__`, String(ports[(i - 1) % ports.length]));
   writeFileSync(join(prefix, 'nginx.conf'), conf);
-  const child = spawn('nginx', ['-p', `${prefix}/`, '-c', join(prefix, 'nginx.conf'), '-e', join(prefix, 'error.log')], { stdio: 'ignore' });
+  // Debian puts nginx in /usr/sbin, which is not on a non-root user's PATH.
+  const binary = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
+  const child = spawn(binary, ['-p', `${prefix}/`, '-c', join(prefix, 'nginx.conf'), '-e', join(prefix, 'error.log')], { stdio: 'ignore' });
   await started(child, listen, 'nginx');
   return {
     url: `http://127.0.0.1:${listen}/mcp`,

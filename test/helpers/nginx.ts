@@ -53,16 +53,21 @@ export function nginxConfig(listenPort: number, upstreamPorts: number[]): string
   return text;
 }
 
+/** nginx on PATH, else Debian's /usr/sbin/nginx (not on a non-root user's PATH there). */
+export function nginxBinary(): string {
+  if (spawnSync('sh', ['-c', 'command -v nginx']).status === 0) return 'nginx';
+  if (existsSync('/usr/sbin/nginx')) return '/usr/sbin/nginx';
+  throw new Error('nginx is not installed: the cluster test runs a real one (Debian: apt-get install nginx; .ci/run does)');
+}
+
 export async function startNginx(listenPort: number, upstreamPorts: number[]): Promise<Nginx> {
-  if (spawnSync('sh', ['-c', 'command -v nginx']).status !== 0) {
-    throw new Error('nginx is not installed: the cluster test runs a real one (Debian: apt-get install nginx; .ci/run does)');
-  }
+  const binary = nginxBinary();
   const prefix = mkdtempSync(join(tmpdir(), 'tessera-nginx-'));
   // Run as root, nginx's workers drop to an unprivileged user that must reach the temporary directories.
   chmodSync(prefix, 0o755);
   const conf = join(prefix, 'nginx.conf');
   writeFileSync(conf, nginxConfig(listenPort, upstreamPorts));
-  const child = spawn('nginx', ['-p', `${prefix}/`, '-c', conf, '-e', join(prefix, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(binary, ['-p', `${prefix}/`, '-c', conf, '-e', join(prefix, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
   trackPid(child.pid);
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (t: string) => (stderr += t));
