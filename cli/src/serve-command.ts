@@ -201,14 +201,14 @@ export async function runServe(specifier: string, options: ServeOptions): Promis
   const keys = stateKeys(options.keys);
   // Servers built at import time read their keys from the environment; factories also get them as an option.
   if (keys !== undefined) process.env[STATE_KEYS_ENV] = keys;
-  const shared = await openRedisStores(options.redis);
-  const serverOptions: McpServerOptions = { ...(keys === undefined ? {} : { state: { keys } }), ...(shared ? { stores: shared.stores } : {}) };
   if (options.stdio) {
     if (options.port !== undefined || options.host !== undefined) throw new UsageError('--stdio serves on stdin/stdout: --port and --host do not apply');
     if (options.authIssuer !== undefined || options.authResource !== undefined || options.authScopes !== undefined || options.authIntrospectionClient !== undefined) {
       throw new UsageError('--stdio is not authorized with tokens (the spec says a stdio server takes its credentials from the environment): the --auth-* options are for HTTP');
     }
-    return serveOverStdio(specifier, serverOptions, logFormat(options.log), shared);
   }
+  const shared = await openRedisStores(options.redis);
+  const serverOptions: McpServerOptions = { ...(keys === undefined ? {} : { state: { keys } }), ...(shared ? { stores: shared.stores } : {}) };
+  if (options.stdio) return serveOverStdio(specifier, serverOptions, logFormat(options.log), shared);
   return serveOverHttp(specifier, options, serverOptions, shared);
 }
