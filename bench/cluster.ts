@@ -1,8 +1,8 @@
 /**
  * `npm run bench:cluster [-- --rounds N --seconds S]`: the several-instances rows (issue 16).
  *
- *   MRTR with single-use state, one instance, its redemptions in memory vs on Redis:
- *     what the shared store costs a flow (one SET NX PX per retry).
+ *   MRTR with single-use state, one instance, its redemptions in memory vs on Redis
+ *     (one connection, and 16): what the shared store costs a flow (one SET NX PX per retry).
  *   Through nginx (deploy/nginx/mcp-cluster.conf, round-robin) to one instance vs
  *     three, every store on Redis: echo, and the single-use MRTR flow.
  *
@@ -46,6 +46,14 @@ interface Row {
 }
 
 const ROWS: Row[] = [
+  {
+    // One connection: the latency a flow pays for the redemption's round trip to Redis, least blurred by contention.
+    workload: 'MRTR single-use confirm c1',
+    flow: confirmFlow,
+    connections: 1,
+    targets: ['memory, direct', 'Redis, direct'],
+    ratio: { of: 'Redis, direct', to: 'memory, direct', label: 'Redis / memory' },
+  },
   {
     workload: 'MRTR single-use confirm c16',
     flow: confirmFlow,
@@ -138,14 +146,14 @@ const lines = [
   '',
   `${ROUNDS} interleaved rounds of ${SECONDS} s cells (after ${WARMUP} s of unrecorded warm-up each), medians; Node ${process.version}, ${machineInfo().cpuModel} × ${machineInfo().logicalCores}, load average ${loadStart.toFixed(2)} → ${loadavg()[0]!.toFixed(2)} (the cores are shared).`,
   '',
-  '| Workload | Target | Units/s | Requests/s | p50 ms | p99 ms | Errors |',
+  '| Workload | Target | Units/s | Requests/s | Request p50 / p99 ms | Flow p50 / p99 ms | Errors |',
   '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
 ];
 for (const row of ROWS) {
   for (const target of row.targets) {
     const errors = cells.filter((c) => c.workload === row.workload && c.target === target).reduce((sum, c) => sum + c.errors, 0);
     lines.push(
-      `| ${row.workload} | ${target} | ${Math.round(medianOf(row.workload, target, (c) => c.unitsPerSecond)).toLocaleString('en-US')} | ${Math.round(medianOf(row.workload, target, (c) => c.requestsPerSecond)).toLocaleString('en-US')} | ${medianOf(row.workload, target, (c) => c.p50).toFixed(2)} | ${medianOf(row.workload, target, (c) => c.p99).toFixed(2)} | ${errors} |`,
+      `| ${row.workload} | ${target} | ${Math.round(medianOf(row.workload, target, (c) => c.unitsPerSecond)).toLocaleString('en-US')} | ${Math.round(medianOf(row.workload, target, (c) => c.requestsPerSecond)).toLocaleString('en-US')} | ${medianOf(row.workload, target, (c) => c.p50).toFixed(2)} / ${medianOf(row.workload, target, (c) => c.p99).toFixed(2)} | ${row.flow.unit === 'request' ? '–' : `${medianOf(row.workload, target, (c) => c.unitP50).toFixed(2)} / ${medianOf(row.workload, target, (c) => c.unitP99).toFixed(2)}`} | ${errors} |`,
     );
   }
 }
