@@ -16,7 +16,7 @@ const requests = (): Promise<typeof import('./request-commands.js')> => import('
 
 /** The short usage shown after a command-line error. */
 export const USAGE = `Usage:
-  tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--log [format]] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]
+  tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url>] [--log [format]] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]
   tessera call <url> <tool> [key=value…]      or   tessera call <tool> [key=value…] -- <command> [args…]
   tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]
   tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]
@@ -130,11 +130,13 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     .option('--auth-resource <url>', 'the canonical URL clients use, the audience tokens must name (default: the URL served)')
     .option('--auth-scopes <scopes>', 'scopes every request needs (space- or comma-separated)')
     .option('--auth-introspection-client <id>', 'check opaque tokens by introspection as this client (secret in $TESSERA_AUTH_CLIENT_SECRET)')
+    .option('--redis <url>', 'every shared store (single-use states, tasks, 2025 sessions, changes) on this Redis, for several instances (default: $TESSERA_REDIS_URL)')
     .option('--log [format]', 'one line per request on stderr: text (default), json, or wire (json with arguments, answers and results)')
     .addHelpText(
       'after',
-      '\nA function export gets { state: { keys } } to pass to new McpServer(info, options);\n' +
-        'a server made at import time reads TESSERA_STATE_KEYS, which --keys sets first.\n' +
+      '\nA function export gets { state: { keys } } (and { stores } with --redis) to pass to\n' +
+        'new McpServer(info, options); a server made at import time reads TESSERA_STATE_KEYS,\n' +
+        'which --keys sets first, and cannot take --redis (export a function instead).\n' +
         'With --auth-issuer the endpoint is an OAuth protected resource: its metadata is at\n' +
         '/.well-known/oauth-protected-resource/mcp and every request needs a valid token.\n' +
         'Over --stdio there are no tokens: a stdio server takes credentials from its environment.',

@@ -3,7 +3,8 @@
  * stdio, with the state keys from `--keys` or TESSERA_STATE_KEYS, and says on
  * stderr how to connect. In stdio mode stdout carries MCP messages only, so
  * the module's own console.log output is sent to stderr. With `--auth-issuer`
- * the HTTP endpoint is a protected resource trusting that issuer's tokens.
+ * the HTTP endpoint is a protected resource trusting that issuer's tokens;
+ * with `--redis` (or TESSERA_REDIS_URL) every shared store is on that Redis.
  */
 
 import { Console } from 'node:console';
@@ -23,6 +24,7 @@ import { serveHttp, type RunningHttpServer } from 'tessera-mcp/node';
 import { serveStdio } from 'tessera-mcp/stdio';
 import { CliError, EXIT_OK, UsageError } from './errors.js';
 import { LOG_FORMATS, requestLogFor, type LogFormat } from './request-log-lines.js';
+import { openRedisStores, type ServeStores } from './redis-stores.js';
 import { loadServerModule, type LoadedServer } from './server-module.js';
 import { colors, say } from './terminal.js';
 import { sampleArguments } from './tool-arguments.js';
@@ -42,6 +44,8 @@ export interface ServeOptions {
   authIntrospectionClient?: string;
   /** The request log on stderr: `true` (text), or a format. */
   log?: boolean | string;
+  /** Every shared store on this Redis (default: $TESSERA_REDIS_URL; neither: memory). */
+  redis?: string;
 }
 
 /** The `--log` format, checked before anything starts. */
@@ -134,29 +138,31 @@ function named(loaded: LoadedServer, specifier: string): string {
   return loaded.info ? `"${loaded.info.name}" ${loaded.info.version}` : specifier;
 }
 
-async function serveOverStdio(specifier: string, serverOptions: McpServerOptions, log: LogFormat | undefined): Promise<number> {
+async function serveOverStdio(specifier: string, serverOptions: McpServerOptions, log: LogFormat | undefined, shared: ServeStores | undefined): Promise<number> {
   // Before the module loads: anything it logs must not reach stdout, where the MCP messages go.
   const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
   const methods = ['log', 'info', 'debug', 'dir', 'table', 'trace'] as const;
   Object.assign(console, Object.fromEntries(methods.map((method) => [method, toStderr[method].bind(toStderr)])));
-  const loaded = await loadServerModule(specifier, serverOptions);
+  const loaded = await loadServerModule(specifier, serverOptions, shared?.source);
   attachLog(loaded, log);
   const link = serveStdio(loaded.handler);
   say(`tessera: serving ${named(loaded, specifier)} over stdio (MCP on stdin/stdout; this process ends when stdin closes)`);
+  if (shared) say(`  Shared stores: Redis at ${shared.shown}`);
   if (process.stdin.isTTY) {
     const tool = (await firstToolHint(loaded.handler)) ?? '<tool>';
     say(`  A client starts it for you: npx tessera call ${tool} -- npx tessera serve ${specifier} --stdio`);
   }
   await link.closed;
+  await shared?.close();
   return EXIT_OK;
 }
 
-async function serveOverHttp(specifier: string, options: ServeOptions, serverOptions: McpServerOptions): Promise<number> {
+async function serveOverHttp(specifier: string, options: ServeOptions, serverOptions: McpServerOptions, shared: ServeStores | undefined): Promise<number> {
   const port = parsePort(options.port);
   const host = options.host ?? '127.0.0.1';
   const protection = authFrom(options, host);
   const log = logFormat(options.log);
-  const loaded = await loadServerModule(specifier, serverOptions);
+  const loaded = await loadServerModule(specifier, serverOptions, shared?.source);
   attachLog(loaded, log);
   let running: RunningHttpServer;
   try {
@@ -170,6 +176,7 @@ async function serveOverHttp(specifier: string, options: ServeOptions, serverOpt
   const tool = (await firstToolHint(loaded.handler)) ?? '<tool>';
   say(`tessera: serving ${named(loaded, specifier)} on ${colors.bold(running.url)}`);
   if (protection) say(protection.describe(running.url));
+  if (shared) say(`  Shared stores: Redis at ${shared.shown} (run more instances with the same --redis and keys)`);
   say(`  Try it:   npx tessera call ${running.url} ${tool}`);
   say(`  List:     npx tessera list ${running.url}`);
   say('  Stop:     Ctrl-C');
@@ -180,7 +187,10 @@ async function serveOverHttp(specifier: string, options: ServeOptions, serverOpt
     const stop = (): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      void running.close().then(() => resolve(EXIT_OK));
+      void running
+        .close()
+        .then(() => shared?.close())
+        .then(() => resolve(EXIT_OK));
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
@@ -191,13 +201,14 @@ export async function runServe(specifier: string, options: ServeOptions): Promis
   const keys = stateKeys(options.keys);
   // Servers built at import time read their keys from the environment; factories also get them as an option.
   if (keys !== undefined) process.env[STATE_KEYS_ENV] = keys;
-  const serverOptions: McpServerOptions = keys === undefined ? {} : { state: { keys } };
   if (options.stdio) {
     if (options.port !== undefined || options.host !== undefined) throw new UsageError('--stdio serves on stdin/stdout: --port and --host do not apply');
     if (options.authIssuer !== undefined || options.authResource !== undefined || options.authScopes !== undefined || options.authIntrospectionClient !== undefined) {
       throw new UsageError('--stdio is not authorized with tokens (the spec says a stdio server takes its credentials from the environment): the --auth-* options are for HTTP');
     }
-    return serveOverStdio(specifier, serverOptions, logFormat(options.log));
   }
-  return serveOverHttp(specifier, options, serverOptions);
+  const shared = await openRedisStores(options.redis);
+  const serverOptions: McpServerOptions = { ...(keys === undefined ? {} : { state: { keys } }), ...(shared ? { stores: shared.stores } : {}) };
+  if (options.stdio) return serveOverStdio(specifier, serverOptions, logFormat(options.log), shared);
+  return serveOverHttp(specifier, options, serverOptions, shared);
 }

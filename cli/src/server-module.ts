@@ -7,9 +7,11 @@
  *   export const server = new McpServer(…);
  *   export default (options) => new McpServer({ name: 'demo', version: '1.0.0' }, options);
  *
- * A function receives `{ state: { keys } }` when keys are configured; a server
- * object built at import time reads them from TESSERA_STATE_KEYS, which
- * `serve` sets from `--keys` before importing the module.
+ * A function receives `{ state: { keys } }` when keys are configured, and
+ * `{ stores }` with `--redis`; a server object built at import time reads its
+ * keys from TESSERA_STATE_KEYS, which `serve` sets from `--keys` before
+ * importing the module, but cannot be given stores after it was made: with
+ * `--redis` such a module is refused with the factory to write instead.
  *
  * A server is recognised by its shape (a `handleRequest` method), not by
  * `instanceof`, so a module that imports another copy of Tessera still works.
@@ -33,7 +35,11 @@ function isServer(value: unknown): value is RequestHandler & { info?: Implementa
   return typeof value === 'object' && value !== null && typeof (value as RequestHandler).handleRequest === 'function';
 }
 
-export async function loadServerModule(specifier: string, options: McpServerOptions): Promise<LoadedServer> {
+/**
+ * `storesFrom` names the option that put shared stores in `options`
+ * (`--redis`, TESSERA_REDIS_URL): they reach a factory only.
+ */
+export async function loadServerModule(specifier: string, options: McpServerOptions, storesFrom?: string): Promise<LoadedServer> {
   const path = resolve(specifier);
   const url = existsSync(path) ? pathToFileURL(path).href : specifier;
   let module: Record<string, unknown>;
@@ -52,6 +58,12 @@ export async function loadServerModule(specifier: string, options: McpServerOpti
   const exported = module.default ?? module.server;
   if (exported === undefined) {
     throw new CliError(`${specifier} exports no server: export it as the default export or as "server" (an McpServer, or a function returning one)`);
+  }
+  if (storesFrom !== undefined && isServer(exported)) {
+    throw new CliError(
+      `${storesFrom}: ${specifier} exports a server made at import time, which cannot be given the shared stores. ` +
+        'Export a function that makes it from the options instead: export default (options) => new McpServer({ name, version }, options)',
+    );
   }
   let server: unknown = exported;
   if (typeof exported === 'function' && !isServer(exported)) {

@@ -1,0 +1,349 @@
+/**
+ * The several-instances recipe (docs/several-instances.md), run for real: a
+ * redis-server on a free port, three `tessera serve dist/examples/cluster-server.js
+ * --redis <url>` processes sharing one key ring, and nginx round-robin in front
+ * from the repository's own config (deploy/nginx/mcp-cluster.conf), nothing
+ * sticky. Every process is started here on 127.0.0.1 and stopped by PID.
+ *
+ * Which instance did what is read from the instances themselves: each writes
+ * its request log (`--log json`, every round with its flow id and number) to
+ * stderr, results name the instance that produced them, and a task's
+ * questions name the instance running it.
+ *
+ * Seen failing when broken (instances started without --redis, i.e. on memory
+ * stores): the 50 retries (several succeed), the task across instances
+ * (unknown on the others), the listen stream (never hears the change), both
+ * 2025 clients (404, session unknown), the killed instance's task (unknown on
+ * the survivors) and the outage (no 503). With a key ring per instance, the
+ * MRTR flows and the 50 retries fail (requestState invalid on the next
+ * instance).
+ */
+
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as OfficialClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { generateStateKey } from 'tessera-mcp';
+import { Client } from 'tessera-mcp/client';
+import { compiledFile, ROOT, stopAll } from '../helpers/child-processes.js';
+import { Background, cliPath } from '../helpers/cli.js';
+import { meta, rpc } from '../helpers/http.js';
+import { runFlow } from '../helpers/mrtr-client.js';
+import { startNginx, type Nginx } from '../helpers/nginx.js';
+import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { createTask, pollTask, taskMeta, tasksCancel, tasksGet, tasksUpdate, type Json } from '../helpers/tasks.js';
+
+const KEYS = generateStateKey('cluster');
+const LEASE_MS = 1500;
+const NAMES = ['a', 'b', 'c'] as const;
+const FORM = { elicitation: { form: {} } };
+/** A request that hangs fails the test here instead of hanging it (a guard, not a threshold). */
+const HANG_GUARD_MS = 10_000;
+
+interface LogEntry {
+  method: string;
+  flowId?: string;
+  round?: number;
+  name?: string;
+  era: 'modern' | 'legacy';
+  status: string;
+  errorCode?: number;
+  rejectedState?: string;
+}
+
+interface Instance {
+  name: string;
+  port: number;
+  url: string;
+  proc: Background;
+  /** The request log it has written so far. */
+  log(): LogEntry[];
+}
+
+let redis: RedisServer;
+let nginx: Nginx;
+const instances: Instance[] = [];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** One instance, as the recipe runs it: `tessera serve <module> --port <port> --redis <url> --keys <keys> --log json`. */
+async function startInstance(name: string, port: number): Promise<Instance> {
+  const module = compiledFile('examples/cluster-server.js', [`${ROOT}examples/cluster-server.ts`]);
+  const args = [cliPath(), 'serve', module, '--port', String(port), '--redis', redis.url, '--keys', KEYS, '--log', 'json'];
+  const proc = new Background(spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', INSTANCE_NAME: name, TASK_LEASE_MS: String(LEASE_MS) } }));
+  const [, url] = await proc.waitFor(/serving .* on (http:\/\/\S+\/mcp)/);
+  const log = (): LogEntry[] =>
+    proc.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as LogEntry);
+  return { name, port, url: url!, proc, log };
+}
+
+function instance(name: string): Instance {
+  return instances.find((i) => i.name === name)!;
+}
+
+function textOf(result: Json | undefined): string {
+  return (result?.content as Array<{ text?: string }> | undefined)?.map((c) => c.text ?? '').join('') ?? '';
+}
+
+/** The one question a task asks now: its key (the task makes it unique, e.g. `start-1`) and message. */
+function question(task: Json): { key: string; message: string } {
+  const entries = Object.entries((task.inputRequests ?? {}) as Record<string, { params: { message: string } }>);
+  expect(entries, JSON.stringify(task)).toHaveLength(1);
+  return { key: entries[0]![0], message: entries[0]![1].params.message };
+}
+
+/** Log entries written after `marks` (the lengths before), per instance, once `done` holds for all of them (bounded wait). */
+async function logsSince(marks: Map<string, number>, done: (entries: Array<LogEntry & { instance: string }>) => boolean): Promise<Array<LogEntry & { instance: string }>> {
+  const deadline = Date.now() + HANG_GUARD_MS;
+  for (;;) {
+    const entries = instances.flatMap((i) => i.log().slice(marks.get(i.name) ?? 0).map((e) => ({ ...e, instance: i.name })));
+    if (done(entries) || Date.now() > deadline) return entries;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function logMarks(): Map<string, number> {
+  return new Map(instances.map((i) => [i.name, i.log().length]));
+}
+
+/** nginx's access log since `mark`: the session's requests (handshake, answers to the server's questions, DELETE…) went to more than one instance. */
+function expectSessionSpread(mark: number): void {
+  const bySession = new Map<string, Set<string>>();
+  for (const entry of nginx.accessLog().slice(mark)) {
+    if (entry.session === undefined) continue;
+    const name = instances.find((i) => i.port === entry.upstreamPort)?.name ?? `port ${entry.upstreamPort}`;
+    bySession.set(entry.session, (bySession.get(entry.session) ?? new Set()).add(name));
+  }
+  expect(bySession.size, 'one 2025 session went through nginx').toBe(1);
+  const [served] = [...bySession.values()];
+  expect(served!.size, `the session was served by ${[...served!].join(', ')}`).toBeGreaterThan(1);
+}
+
+const answerForm = (schema: unknown): { action: 'accept'; content: Record<string, string> } => {
+  const properties = Object.keys((schema as { properties?: object } | undefined)?.properties ?? {});
+  return { action: 'accept', content: Object.fromEntries(properties.map((p) => [p, p === 'name' ? 'Ada' : 'teal'])) };
+};
+
+beforeAll(async () => {
+  redis = await startRedis();
+  const ports = await Promise.all(NAMES.map(() => freePort()));
+  instances.push(...(await Promise.all(NAMES.map((name, i) => startInstance(name, ports[i]!)))));
+  nginx = await startNginx(await freePort(), ports);
+}, 60_000);
+
+afterAll(async () => {
+  await nginx?.stop();
+  for (const i of instances) i.proc.stop();
+  await redis?.stop();
+  stopAll();
+});
+
+describe('three instances behind nginx round-robin, sharing Redis', () => {
+  it('completes MRTR flows whose rounds land on different instances', async () => {
+    const flows: string[][] = [];
+    for (let n = 0; n < 3; n++) {
+      const marks = logMarks();
+      const outcome = await runFlow({
+        url: nginx.url,
+        params: { name: 'survey', arguments: {} },
+        capabilities: FORM,
+        answers: { name: { action: 'accept', content: { name: 'Ada' } }, colour: { action: 'accept', content: { colour: 'teal' } } },
+      });
+      expect(outcome.error, nginx.errorLog()).toBeUndefined();
+      expect(textOf(outcome.result)).toMatch(/^Hello Ada, teal it is \(answered by [abc]\)$/);
+      expect(outcome.rounds).toHaveLength(3);
+      // The instances' logs: the three rounds of this one flow (same flow id), and who served each.
+      const rounds = (await logsSince(marks, (e) => e.filter((x) => x.name === 'survey').length >= 3)).filter((e) => e.name === 'survey');
+      expect(rounds.map((e) => e.round).sort()).toEqual([1, 2, 3]);
+      expect(new Set(rounds.map((e) => e.flowId)).size).toBe(1);
+      flows.push(rounds.sort((x, y) => x.round! - y.round!).map((e) => e.instance));
+    }
+    // Round-robin spreads each flow: its three rounds were served by more than one instance, and every instance took part.
+    for (const flow of flows) expect(new Set(flow).size, `rounds served by ${flow.join(', ')}`).toBeGreaterThan(1);
+    expect(new Set(flows.flat())).toEqual(new Set(NAMES));
+  });
+
+  it('redeems one single-use state once among 50 concurrent retries spread over the instances', async () => {
+    const params = { name: 'confirm_payment', arguments: { amount: '42 EUR' } };
+    const first = (await rpc(nginx.url, 'tools/call', { ...params, _meta: meta({ 'io.modelcontextprotocol/clientCapabilities': FORM }) })).response!.result as Json;
+    expect(first.resultType).toBe('input_required');
+    const marks = logMarks();
+    const retries = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        rpc(nginx.url, 'tools/call', {
+          ...params,
+          requestState: first.requestState,
+          inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+          _meta: meta({ 'io.modelcontextprotocol/clientCapabilities': FORM }),
+        }, { signal: AbortSignal.timeout(HANG_GUARD_MS) }),
+      ),
+    );
+    const paid = retries.filter((r) => (r.response?.result as Json | undefined)?.resultType === 'complete');
+    const refused = retries.filter((r) => r.response?.error !== undefined);
+    expect(paid).toHaveLength(1);
+    expect(textOf(paid[0]!.response!.result as Json)).toMatch(/^42 EUR paid by [abc]$/);
+    expect(refused).toHaveLength(49);
+    for (const r of refused) {
+      expect(r.response!.error).toMatchObject({ code: -32602, message: expect.stringMatching(/requestState/) });
+    }
+    // The instances' own logs: every retry arrived somewhere, more than one instance refused a replay.
+    const entries = await logsSince(marks, (e) => e.filter((x) => x.name === 'confirm_payment').length >= 50);
+    const retried = entries.filter((e) => e.name === 'confirm_payment');
+    expect(retried).toHaveLength(50);
+    expect(retried.filter((e) => e.rejectedState === 'redeemed')).toHaveLength(49);
+    expect(new Set(retried.map((e) => e.instance)).size).toBeGreaterThan(1);
+  });
+
+  it('creates a task on one instance, polls it on another, answers and cancels it through a third', async () => {
+    const [a, b, c] = NAMES.map(instance);
+    const created = await createTask(a!.url, 'long_job');
+    const taskId = created.taskId as string;
+    const asking = question(await pollTask(b!.url, taskId, (t) => t.status === 'input_required'));
+    expect(asking.message).toBe('[a] Start the job?');
+    const answered = await tasksUpdate(c!.url, taskId, { [asking.key]: { action: 'accept', content: { label: 'nightly' } } });
+    expect(answered.response).toMatchObject({ result: { resultType: 'complete' } });
+    // The next question carries the answer: it reached the instance running the work (a), from c.
+    const next = await pollTask(b!.url, taskId, (t) => t.status === 'input_required' && !(asking.key in (t.inputRequests ?? {})));
+    expect(question(next).message).toBe('[a] Job "nightly" started; finish it?');
+    const cancelled = await tasksCancel(c!.url, taskId);
+    expect(cancelled.response).toMatchObject({ result: { resultType: 'complete' } });
+    for (const where of [a!, b!]) {
+      const seen = (await tasksGet(where.url, taskId)).response!.result as Json;
+      expect(seen).toMatchObject({ taskId, status: 'cancelled' });
+    }
+  });
+
+  it('delivers a change made on one instance to a listen stream held by another', async () => {
+    const [a, b] = NAMES.map(instance);
+    const client = new Client({ name: 'cluster-listener', version: '0' }, { era: 'modern' });
+    await client.connect(a!.url);
+    let heard!: (params: unknown) => void;
+    const updated = new Promise<unknown>((resolve) => (heard = resolve));
+    const subscription = client.listen({ resourceSubscriptions: ['notes://shared'] }, (note) => {
+      if (note.method === 'notifications/resources/updated') heard(note.params);
+    });
+    try {
+      await subscription.acknowledged;
+      const touched = (await rpc(b!.url, 'tools/call', { name: 'touch_notes', arguments: {} })).response!.result as Json;
+      expect(textOf(touched)).toBe('notes://shared touched by b');
+      const guard = new Promise((_, reject) => setTimeout(() => reject(new Error('the listen stream on a never heard the change made on b')), HANG_GUARD_MS));
+      await expect(Promise.race([updated, guard])).resolves.toMatchObject({ uri: 'notes://shared' });
+    } finally {
+      subscription.close();
+      await subscription.closed.catch(() => undefined);
+      await client.close();
+    }
+  });
+
+  it("runs an eliciting tool for Tessera's client pinned to 2025-11-25, through round-robin", async () => {
+    const mark = nginx.accessLog().length;
+    const asked: string[] = [];
+    const client = new Client(
+      { name: 'cluster-legacy', version: '0' },
+      { era: 'legacy', elicitation: { form: (params) => (asked.push(params.message), answerForm(params.requestedSchema)) } },
+    );
+    await client.connect(nginx.url);
+    try {
+      expect(client.era).toBe('legacy');
+      const result = await client.callTool('survey', {});
+      expect(textOf(result as Json)).toMatch(/^Hello Ada, teal it is \(answered by [abc]\)$/);
+      expect(asked).toEqual(['What is your name?', 'Favourite colour, Ada?']);
+    } finally {
+      await client.close();
+    }
+    expectSessionSpread(mark);
+  });
+
+  it("runs an eliciting tool for the official SDK's client in the 2025-11-25 era, through round-robin", async () => {
+    const mark = nginx.accessLog().length;
+    const asked: string[] = [];
+    const client = new OfficialClient({ name: 'cluster-official', version: '0' }, { capabilities: FORM, versionNegotiation: { mode: 'legacy' } });
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params.message);
+      return answerForm('requestedSchema' in request.params ? request.params.requestedSchema : undefined);
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(nginx.url)));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+      const result = await client.callTool({ name: 'survey', arguments: {} });
+      expect(textOf(result as Json)).toMatch(/^Hello Ada, teal it is \(answered by [abc]\)$/);
+      expect(asked).toHaveLength(2);
+    } finally {
+      await client.close();
+    }
+    expectSessionSpread(mark);
+  });
+
+  it('answers 503 with a message while Redis is down, and serves normally once it is back', async () => {
+    const [a, b] = NAMES.map(instance);
+    const task = await createTask(a!.url, 'long_job');
+    const params = { name: 'confirm_payment', arguments: { amount: '7 EUR' } };
+    const capabilities = meta({ 'io.modelcontextprotocol/clientCapabilities': FORM });
+    const pending = (await rpc(nginx.url, 'tools/call', { ...params, _meta: capabilities })).response!.result as Json;
+
+    await redis.stop();
+    const during = [
+      // Every instance's turn comes: six requests through round-robin.
+      ...Array.from({ length: 3 }, () => tasksGet(nginx.url, task.taskId as string, taskMeta(), { signal: AbortSignal.timeout(HANG_GUARD_MS) })),
+      ...Array.from({ length: 3 }, () =>
+        rpc(nginx.url, 'tools/call', { ...params, requestState: pending.requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } }, _meta: capabilities }, { signal: AbortSignal.timeout(HANG_GUARD_MS) }),
+      ),
+    ];
+    for (const reply of await Promise.all(during)) {
+      expect(reply.status).toBe(503);
+      expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(reply.response!.error).toMatchObject({ code: -32603, message: expect.stringMatching(/Redis.*cannot be reached/) });
+    }
+    // What needs no shared store is still served.
+    const tools = (await rpc(nginx.url, 'tools/list', {}, { signal: AbortSignal.timeout(HANG_GUARD_MS) })).response!.result as Json;
+    expect(tools.tools.map((t: Json) => t.name)).toContain('survey');
+
+    await redis.start();
+    // Each instance reconnects by itself: a request that needs Redis is served again on every one, within a bounded number of tries.
+    for (const each of instances) {
+      let status = 503;
+      for (let attempt = 0; attempt < 100 && status === 503; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+        status = (await tasksGet(each.url, 'task-unknown', taskMeta(), { signal: AbortSignal.timeout(HANG_GUARD_MS) })).status;
+      }
+      expect(status, `instance ${each.name} after Redis came back`).not.toBe(503);
+    }
+    const outcome = await runFlow({ url: nginx.url, params, capabilities: FORM, answers: { confirm: { action: 'accept', content: { confirm: true } } } });
+    expect(textOf(outcome.result)).toMatch(/^7 EUR paid by [abc]$/);
+    // Tasks across instances again (Redis ran without persistence, so tasks made before the restart are gone).
+    const after = await createTask(a!.url, 'long_job');
+    const seen = await pollTask(b!.url, after.taskId as string, (t) => t.status === 'input_required');
+    expect(question(seen).message).toBe('[a] Start the job?');
+    await tasksCancel(b!.url, after.taskId as string);
+  }, 60_000);
+
+  it('fails the task of an instance killed with SIGKILL, as read from the survivors within the lease', async () => {
+    const [a, b, c] = NAMES.map(instance);
+    const created = await createTask(c!.url, 'long_job');
+    const taskId = created.taskId as string;
+    const running = await pollTask(a!.url, taskId, (t) => t.status === 'input_required');
+    expect(question(running).message).toBe('[c] Start the job?');
+
+    const exited = c!.proc.exited;
+    process.kill(c!.proc.proc.pid!, 'SIGKILL');
+    await exited;
+
+    const failed = await pollTask(b!.url, taskId, (t) => t.status !== 'input_required' && t.status !== 'working');
+    expect(failed).toMatchObject({ taskId, status: 'failed', statusMessage: expect.stringMatching(/instance.*stopped.*lease lapsed/) });
+    expect((await tasksGet(a!.url, taskId)).response!.result).toMatchObject({ status: 'failed' });
+    // nginx routes around the dead instance: every request through it is still answered.
+    for (let n = 0; n < 6; n++) {
+      const reply = await tasksGet(nginx.url, taskId, taskMeta(), { signal: AbortSignal.timeout(HANG_GUARD_MS) });
+      expect(reply.response!.result, nginx.errorLog()).toMatchObject({ status: 'failed' });
+    }
+  }, 60_000);
+});
