@@ -10,6 +10,7 @@ import type { EndpointAuthorization, HttpAuthorization } from '../../protocol/au
 import type { EventLog, PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink, StreamStatus } from '../../protocol/channel.js';
 import { McpError } from '../../protocol/errors.js';
 import { errorResponse, parseMessage, serializeMessage, type JsonRpcNotification, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { resourceMetadataUrls } from '../../protocol/oauth-urls.js';
 import type { RequestId } from '../../protocol/types.js';
 import { CallerCheck, isRefusal, type AuthenticateHook, type Caller, type CallerRequest } from './caller.js';
 import { Cors, type CorsOptions } from './cors.js';
@@ -138,6 +139,11 @@ export class HttpCore {
     return metadataResponse(this.authorization, request.method, path, crossOrigin);
   }
 
+  /** The paths the Protected Resource Metadata is served at (none when the endpoint is not protected), for adapters that route by path. */
+  get metadataPaths(): readonly string[] {
+    return this.authorization ? resourceMetadataUrls(this.authorization.resource).map((url) => new URL(url).pathname) : [];
+  }
+
   /**
    * Checks that need no body. Returns the refusal to send, or undefined to go on
    * and read the body. `contentLength` lets an oversized body be refused unread.
@@ -252,6 +258,11 @@ export class HttpCore {
   private bare(answer: StreamStatus): [number, Record<string, string>, string] {
     if (typeof answer !== 'number') return jsonError(answer.status, McpError.invalidRequest(answer.message));
     return answer === 405 ? this.methodNotAllowed() : [answer, {}, ''];
+  }
+
+  /** The body was read by something mounted before the endpoint, which kept nothing of it. */
+  bodyConsumed(): [number, Record<string, string>, string] {
+    return jsonError(500, McpError.internal('The request body was read before the MCP endpoint and not kept: mount the endpoint before body-reading middleware, or leave the parsed body on req.body'));
   }
 
   tooLarge(): [number, Record<string, string>, string] {

@@ -1,0 +1,35 @@
+/**
+ * The Hono adapter (`tessera-mcp/hono`) on a real Hono app served by
+ * @hono/node-server, behind a middleware that reads every JSON body first
+ * (`await c.req.json()`, as validators do): see test/helpers/framework-contract.ts.
+ */
+
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { mcpHono } from '../../../src/hono.js';
+import { frameworkContract } from '../../helpers/framework-contract.js';
+
+frameworkContract('Hono', async (server, options) => {
+  const app = new Hono();
+  app.use(async (c, next) => {
+    if (c.req.method === 'POST' && c.req.header('content-type')?.startsWith('application/json')) await c.req.json().catch(() => undefined);
+    await next();
+  });
+  app.get('/health', (c) => c.text('ok'));
+  const mcp = mcpHono(server, options);
+  app.use(mcp.metadata);
+  app.all('/mcp', mcp);
+  let listener!: Server;
+  const port = await new Promise<number>((resolve) => {
+    listener = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port)) as Server;
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        listener.close(() => resolve());
+        listener.closeAllConnections();
+      }),
+  };
+});
