@@ -130,6 +130,13 @@ export function frameworkContract(framework: string, start: StartApp): void {
       expect((await rawMcpPost(app.url, 'tools/list')).status).toBe(200);
     });
 
+    it('refuses a body that is not application/json with 415, as the built-in transport does', async () => {
+      const app = await mount();
+      const reply = await rawRequest(app.url, { headers: { 'Content-Type': 'application/xml', Accept: 'application/json, text/event-stream' }, body: '<hello/>' });
+      expect(reply.status).toBe(415);
+      expect((reply.json?.error as { message: string }).message).toContain('Unsupported media type');
+    });
+
     it('protected (auth): 401 with a WWW-Authenticate challenge, and the Protected Resource Metadata served at the root', async () => {
       const resource = 'https://mcp.example.com/mcp';
       const app = await mount({ auth: protectedResource({ issuer: 'https://auth.example.com', resource }) });

@@ -2,10 +2,13 @@
 
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import { mcpFastify } from '../../../src/fastify.js';
-import { frameworkContract } from '../../helpers/framework-contract.js';
+import { describe, expect, it } from 'vitest';
+import type { McpServer } from '../../../src/index.js';
+import { mcpFastify, type HttpTransportOptions } from '../../../src/fastify.js';
+import { frameworkContract, testServer, type MountedApp } from '../../helpers/framework-contract.js';
+import { rawRequest } from '../../helpers/raw-http.js';
 
-frameworkContract('Fastify', async (server, options) => {
+async function start(server: McpServer, options: HttpTransportOptions): Promise<MountedApp> {
   const app = Fastify({ forceCloseConnections: true });
   app.get('/health', async () => 'ok');
   const mcp = mcpFastify(server, options);
@@ -16,4 +19,21 @@ frameworkContract('Fastify', async (server, options) => {
     url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`,
     close: () => app.close(),
   };
+}
+
+frameworkContract('Fastify', start);
+
+describe("the Fastify adapter and Fastify's JSON parser", () => {
+  it('answers a body the parser refuses (not JSON, empty) with -32700, as the built-in transport does', async () => {
+    const app = await start(testServer(), {});
+    try {
+      for (const body of ['{not json', '']) {
+        const reply = await rawRequest(app.url, { headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body });
+        expect(reply.status).toBe(400);
+        expect(reply.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
+      }
+    } finally {
+      await app.close();
+    }
+  });
 });
