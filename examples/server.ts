@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { McpServer } from 'tessera-mcp';
 import { createNodeHandler } from 'tessera-mcp/node';
 import { addDeployTool } from './deploy.js';
+import { exitOnListenError, listenAddress } from './listen-address.js';
 import { addSignInTool, MemorySignInStore, type SignInStore } from './sign-in.js';
 import { addSummarizeTool } from './summarize.js';
 import { addWizardTool } from './wizard.js';
@@ -27,8 +28,8 @@ export function buildExampleServer(signInPageUrl: () => string, signIns: SignInS
 }
 
 async function main(): Promise<void> {
-  const port = Number(process.env.PORT ?? 3000);
-  const host = process.env.HOST ?? '127.0.0.1';
+  const address = listenAddress();
+  const { port, host } = address;
   // Known once listening (PORT=0 picks a free port); the sign-in tool only needs it when asked.
   let base = `http://${host}:${port}`;
   const publicBase = (): string => process.env.PUBLIC_URL?.replace(/\/+$/, '') ?? base;
@@ -46,6 +47,8 @@ async function main(): Promise<void> {
     }
     mcp(req, res);
   });
+  // A busy port (a second `npm start`) is one line on stderr and exit code 1, not a stack trace.
+  http.once('error', (error) => exitOnListenError(error, address));
   http.listen(port, host, () => {
     base = `http://${host}:${(http.address() as AddressInfo).port}`;
     const endpoint = `${base}/mcp`;
