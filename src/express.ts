@@ -7,3 +7,4 @@
 export { mcpExpress, type ExpressMiddleware, type ExpressNext, type McpExpressMiddleware } from './transport/http/frameworks/express.js';
 export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
 export type { CorsOptions } from './transport/http/cors.js';
+export { printWire, wireLine, type WireDirection, type WireTrace } from './transport/wire-trace.js';

@@ -7,3 +7,4 @@
 export { mcpFastify, type McpFastifyPlugin } from './transport/http/frameworks/fastify.js';
 export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
 export type { CorsOptions } from './transport/http/cors.js';
+export { printWire, wireLine, type WireDirection, type WireTrace } from './transport/wire-trace.js';

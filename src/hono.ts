@@ -8,3 +8,4 @@
 export { mcpHono, type McpHonoHandler } from './transport/http/frameworks/hono.js';
 export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
 export type { CorsOptions } from './transport/http/cors.js';
+export { printWire, wireLine, type WireDirection, type WireTrace } from './transport/wire-trace.js';

@@ -12,6 +12,7 @@ import { StdioClientTransport } from 'tessera-mcp/stdio';
 import { CliError, UsageError } from './errors.js';
 import { createSignIn, describeAuthorizationError, type SignInOptions } from './sign-in.js';
 import { describeTarget, type Target } from './target.js';
+import { tracingFetch } from './wire-trace.js';
 
 export interface ConnectOptions {
   era?: string;
@@ -21,6 +22,8 @@ export interface ConnectOptions {
   timeoutSeconds?: number;
   /** How to sign in when an HTTP server asks. */
   signIn?: SignInOptions;
+  /** Every JSON-RPC message sent and received on stderr (HTTP targets). */
+  trace?: boolean;
 }
 
 /** This package's version, for clientInfo. */
@@ -64,7 +67,8 @@ export async function connectClient(target: Target, handlers: InputHandlers, opt
   try {
     if (target.kind === 'http') {
       const auth = createSignIn(target.url, options.signIn ?? {}).provider;
-      await client.connect(target.url, Object.keys(headers).length > 0 ? { headers, auth } : { auth });
+      const fetch = options.trace ? tracingFetch((line) => process.stderr.write(`${line}\n`)) : undefined;
+      await client.connect(target.url, { ...(Object.keys(headers).length > 0 ? { headers } : {}), auth, ...(fetch ? { fetch } : {}) });
     } else await client.connect(new StdioClientTransport({ command: target.command, args: target.args, stderr: 'inherit' }));
   } catch (error) {
     await client.close().catch(() => undefined);

@@ -74,6 +74,7 @@ function addRequestOptions(command: Command): Command {
     .addOption(new Option('--era <era>', 'protocol era to speak').choices(['auto', 'modern', 'legacy']).default('auto'))
     .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect, [])
     .option('--timeout <seconds>', 'longest one request may take', '600')
+    .option('--trace', 'print every JSON-RPC message sent (→) and received (←) on stderr (HTTP targets)')
     .option('--client-id <id>', 'sign in with this pre-registered OAuth client id')
     .option('--client-secret <secret>', 'its secret (or set TESSERA_CLIENT_SECRET)')
     .option('--scope <scopes>', 'the OAuth scopes to ask for (space- or comma-separated)')
@@ -91,6 +92,7 @@ function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
     era: raw.era as string,
     headers: raw.header as string[],
     timeoutSeconds: Number(raw.timeout),
+    trace: raw.trace === true,
     signIn: {
       clientId: raw.clientId as string | undefined,
       clientSecret: (raw.clientSecret as string | undefined) ?? process.env.TESSERA_CLIENT_SECRET,
