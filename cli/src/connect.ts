@@ -49,6 +49,7 @@ function parseHeaders(lines: readonly string[]): Record<string, string> {
 export async function connectClient(target: Target, handlers: InputHandlers, options: ConnectOptions = {}): Promise<Client> {
   const era = options.era ?? 'auto';
   if (!['auto', 'modern', 'legacy'].includes(era)) throw new UsageError(`--era must be auto, modern (2026-07-28) or legacy (2025-11-25), not "${era}"`);
+  if (options.trace && target.kind !== 'http') throw new UsageError('--trace prints HTTP traffic; a command target speaks over its stdin and stdout (run it with `tessera serve --log wire` to see its requests)');
   const timeoutMs = (options.timeoutSeconds ?? 600) * 1000;
   if (!(timeoutMs > 0)) throw new UsageError('--timeout must be a number of seconds above 0');
   const client = new Client(
