@@ -133,6 +133,7 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     .option('--auth-scopes <scopes>', 'scopes every request needs (space- or comma-separated)')
     .option('--auth-introspection-client <id>', 'check opaque tokens by introspection as this client (secret in $TESSERA_AUTH_CLIENT_SECRET)')
     .option('--log [format]', 'one line per request on stderr: text (default), json, or wire (json with arguments, answers and results)')
+    .option('--trace', 'print every JSON-RPC message received (→) and sent (←) on stderr (HTTP)')
     .addHelpText(
       'after',
       '\nA function export gets { state: { keys } } to pass to new McpServer(info, options);\n' +

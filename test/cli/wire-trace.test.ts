@@ -6,14 +6,15 @@
  * flow: the call, its input_required round with the elicitation and a
  * requestState, the retry carrying the answer and that same state, and the
  * complete result. Without the flag, nothing of the wire is printed.
+ * `tessera serve --trace` prints what its server receives and sends on stderr.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { stopAll } from '../helpers/child-processes.js';
-import { runCli, startExampleServer } from '../helpers/cli.js';
+import { compiledFixture, stopAll } from '../helpers/child-processes.js';
+import { runCli, startExampleServer, startServe } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tessera-trace-'));
 const answers = join(dir, 'answers.json');
@@ -93,6 +94,19 @@ describe('the wire trace', () => {
       expect(traceOf(plain.stderr)).toEqual([]);
     } finally {
       example.server.stop();
+    }
+  });
+
+  it('tessera serve --trace prints each message its server receives and sends on stderr', async () => {
+    const served = await startServe([compiledFixture('cli-demo-server'), '--trace']);
+    try {
+      expect((await runCli(['list', served.url])).code).toBe(0);
+      await served.server.waitFor(/^← .*"tools":/m);
+      const trace = traceOf(served.server.stderr);
+      const list = trace.find((t) => t.arrow === '→' && t.message.method === 'tools/list')!.message;
+      expect(trace.find((t) => t.arrow === '←' && t.message.id === list.id)!.message.result.tools.length).toBeGreaterThan(0);
+    } finally {
+      served.server.stop();
     }
   });
 });
