@@ -7,8 +7,10 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
 import { mcpHono } from '../../../src/hono.js';
-import { frameworkContract } from '../../helpers/framework-contract.js';
+import { frameworkContract, testServer } from '../../helpers/framework-contract.js';
+import { rawMcpPost } from '../../helpers/raw-http.js';
 
 frameworkContract('Hono', async (server, options) => {
   const app = new Hono();
@@ -32,4 +34,29 @@ frameworkContract('Hono', async (server, options) => {
         listener.closeAllConnections();
       }),
   };
+});
+
+describe('the Hono adapter after a middleware that read the raw body itself', () => {
+  it('answers 500 saying why (Hono kept nothing of it), instead of failing obscurely', async () => {
+    const app = new Hono();
+    app.use(async (c, next) => {
+      await c.req.raw.text(); // past Hono's cache: the body is gone
+      await next();
+    });
+    app.all('/mcp', mcpHono(testServer()));
+    let listener!: Server;
+    const port = await new Promise<number>((resolve) => {
+      listener = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => resolve(info.port)) as Server;
+    });
+    try {
+      const reply = await rawMcpPost(`http://127.0.0.1:${port}/mcp`, 'tools/list');
+      expect(reply.status).toBe(500);
+      expect((reply.json?.error as { message: string }).message).toContain('The request body was read before the MCP endpoint and not kept');
+    } finally {
+      await new Promise<void>((resolve) => {
+        listener.close(() => resolve());
+        listener.closeAllConnections();
+      });
+    }
+  });
 });
