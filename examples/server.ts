@@ -3,6 +3,7 @@
  * wizard, a URL-mode sign-in and a sampling tool, on http://127.0.0.1:3000/mcp.
  *
  *   PORT=3000 TESSERA_STATE_KEYS=$(npx tessera keygen) npm start
+ *   npm start -- --trace          (or TESSERA_TRACE=1): every JSON-RPC message, → in and ← out
  *
  * Behind a proxy or load balancer, set PUBLIC_URL to the address users reach
  * (e.g. https://mcp.example.com): the sign-in links point there.
@@ -11,8 +12,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from 'tessera-mcp';
-import { createNodeHandler } from 'tessera-mcp/node';
+import { createNodeHandler, printWire } from 'tessera-mcp/node';
 import { addDeployTool } from './deploy.js';
+import { exitOnListenError, listenAddress } from './listen-address.js';
 import { addSignInTool, MemorySignInStore, type SignInStore } from './sign-in.js';
 import { addSummarizeTool } from './summarize.js';
 import { addWizardTool } from './wizard.js';
@@ -27,13 +29,16 @@ export function buildExampleServer(signInPageUrl: () => string, signIns: SignInS
 }
 
 async function main(): Promise<void> {
-  const port = Number(process.env.PORT ?? 3000);
-  const host = process.env.HOST ?? '127.0.0.1';
+  const address = listenAddress();
+  const { port, host } = address;
   // Known once listening (PORT=0 picks a free port); the sign-in tool only needs it when asked.
   let base = `http://${host}:${port}`;
   const publicBase = (): string => process.env.PUBLIC_URL?.replace(/\/+$/, '') ?? base;
   const signIns = new MemorySignInStore();
-  const mcp = createNodeHandler(buildExampleServer(() => `${publicBase()}/sign-in`, signIns), { path: '/mcp' });
+  // The wire trace prints arguments and answers: only when asked for.
+  const tracing = process.argv.includes('--trace') || ['1', 'true'].includes(process.env.TESSERA_TRACE ?? '');
+  const trace = tracing ? printWire((line) => console.log(line)) : undefined;
+  const mcp = createNodeHandler(buildExampleServer(() => `${publicBase()}/sign-in`, signIns), { path: '/mcp', trace });
 
   const http = createServer((req, res) => {
     const url = new URL(req.url ?? '/', base);
@@ -46,6 +51,8 @@ async function main(): Promise<void> {
     }
     mcp(req, res);
   });
+  // A busy port (a second `npm start`) is one line on stderr and exit code 1, not a stack trace.
+  http.once('error', (error) => exitOnListenError(error, address));
   http.listen(port, host, () => {
     base = `http://${host}:${(http.address() as AddressInfo).port}`;
     const endpoint = `${base}/mcp`;
@@ -62,6 +69,7 @@ async function main(): Promise<void> {
     console.log('Or with the official MCP Inspector (needs Node 22.19 or newer):');
     console.log(`  npx @modelcontextprotocol/inspector --transport http --server-url ${endpoint}`);
     console.log(`  (or run it without flags, and connect with transport "Streamable HTTP" and URL ${endpoint})`);
+    console.log(tracing ? 'Wire trace on: → what clients send, ← what the server answers.' : 'See the JSON-RPC messages: npm start -- --trace');
   });
   const stop = (): void => void http.close(() => process.exit(0));
   process.on('SIGINT', stop);

@@ -12,6 +12,7 @@ import { StdioClientTransport } from 'tessera-mcp/stdio';
 import { CliError, UsageError } from './errors.js';
 import { createSignIn, describeAuthorizationError, type SignInOptions } from './sign-in.js';
 import { describeTarget, type Target } from './target.js';
+import { tracingFetch } from './wire-trace.js';
 
 export interface ConnectOptions {
   era?: string;
@@ -21,6 +22,8 @@ export interface ConnectOptions {
   timeoutSeconds?: number;
   /** How to sign in when an HTTP server asks. */
   signIn?: SignInOptions;
+  /** Every JSON-RPC message sent and received on stderr (HTTP targets). */
+  trace?: boolean;
 }
 
 /** This package's version, for clientInfo. */
@@ -46,6 +49,7 @@ function parseHeaders(lines: readonly string[]): Record<string, string> {
 export async function connectClient(target: Target, handlers: InputHandlers, options: ConnectOptions = {}): Promise<Client> {
   const era = options.era ?? 'auto';
   if (!['auto', 'modern', 'legacy'].includes(era)) throw new UsageError(`--era must be auto, modern (2026-07-28) or legacy (2025-11-25), not "${era}"`);
+  if (options.trace && target.kind !== 'http') throw new UsageError('--trace prints HTTP traffic; a command target speaks over its stdin and stdout (run it with `tessera serve --log wire` to see its requests)');
   const timeoutMs = (options.timeoutSeconds ?? 600) * 1000;
   if (!(timeoutMs > 0)) throw new UsageError('--timeout must be a number of seconds above 0');
   const client = new Client(
@@ -64,7 +68,8 @@ export async function connectClient(target: Target, handlers: InputHandlers, opt
   try {
     if (target.kind === 'http') {
       const auth = createSignIn(target.url, options.signIn ?? {}).provider;
-      await client.connect(target.url, Object.keys(headers).length > 0 ? { headers, auth } : { auth });
+      const fetch = options.trace ? tracingFetch((line) => process.stderr.write(`${line}\n`)) : undefined;
+      await client.connect(target.url, { ...(Object.keys(headers).length > 0 ? { headers } : {}), auth, ...(fetch ? { fetch } : {}) });
     } else await client.connect(new StdioClientTransport({ command: target.command, args: target.args, stderr: 'inherit' }));
   } catch (error) {
     await client.close().catch(() => undefined);

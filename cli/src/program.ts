@@ -16,7 +16,7 @@ const requests = (): Promise<typeof import('./request-commands.js')> => import('
 
 /** The short usage shown after a command-line error. */
 export const USAGE = `Usage:
-  tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url>] [--log [format]] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]
+  tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url>] [--log [format]] [--trace] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]
   tessera call <url> <tool> [key=value…]      or   tessera call <tool> [key=value…] -- <command> [args…]
   tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]
   tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]
@@ -74,6 +74,7 @@ function addRequestOptions(command: Command): Command {
     .addOption(new Option('--era <era>', 'protocol era to speak').choices(['auto', 'modern', 'legacy']).default('auto'))
     .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect, [])
     .option('--timeout <seconds>', 'longest one request may take', '600')
+    .option('--trace', 'print every JSON-RPC message sent (→) and received (←) on stderr (HTTP targets)')
     .option('--client-id <id>', 'sign in with this pre-registered OAuth client id')
     .option('--client-secret <secret>', 'its secret (or set TESSERA_CLIENT_SECRET)')
     .option('--scope <scopes>', 'the OAuth scopes to ask for (space- or comma-separated)')
@@ -91,6 +92,7 @@ function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
     era: raw.era as string,
     headers: raw.header as string[],
     timeoutSeconds: Number(raw.timeout),
+    trace: raw.trace === true,
     signIn: {
       clientId: raw.clientId as string | undefined,
       clientSecret: (raw.clientSecret as string | undefined) ?? process.env.TESSERA_CLIENT_SECRET,
@@ -132,6 +134,7 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     .option('--auth-introspection-client <id>', 'check opaque tokens by introspection as this client (secret in $TESSERA_AUTH_CLIENT_SECRET)')
     .option('--redis <url>', 'every shared store (single-use states, tasks, 2025 sessions, changes) on this Redis, for several instances (default: $TESSERA_REDIS_URL)')
     .option('--log [format]', 'one line per request on stderr: text (default), json, or wire (json with arguments, answers and results)')
+    .option('--trace', 'print every JSON-RPC message received (→) and sent (←) on stderr (HTTP)')
     .addHelpText(
       'after',
       '\nA function export gets { state: { keys } } (and { stores } with --redis) to pass to\n' +

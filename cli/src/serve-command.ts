@@ -20,7 +20,7 @@ import {
   type RequestHandler,
 } from 'tessera-mcp';
 import { Client, LinkClientTransport } from 'tessera-mcp/client';
-import { serveHttp, type RunningHttpServer } from 'tessera-mcp/node';
+import { printWire, serveHttp, type RunningHttpServer } from 'tessera-mcp/node';
 import { serveStdio } from 'tessera-mcp/stdio';
 import { CliError, EXIT_OK, UsageError } from './errors.js';
 import { LOG_FORMATS, requestLogFor, type LogFormat } from './request-log-lines.js';
@@ -46,6 +46,8 @@ export interface ServeOptions {
   log?: boolean | string;
   /** Every shared store on this Redis (default: $TESSERA_REDIS_URL; neither: memory). */
   redis?: string;
+  /** Every JSON-RPC message received (→) and sent (←) on stderr (HTTP). */
+  trace?: boolean;
 }
 
 /** The `--log` format, checked before anything starts. */
@@ -166,7 +168,8 @@ async function serveOverHttp(specifier: string, options: ServeOptions, serverOpt
   attachLog(loaded, log);
   let running: RunningHttpServer;
   try {
-    running = await serveHttp(loaded.handler, { port, host, ...(protection ? { auth: protection.auth } : {}) });
+    const trace = options.trace ? printWire((line) => process.stderr.write(`${line}\n`)) : undefined;
+    running = await serveHttp(loaded.handler, { port, host, ...(protection ? { auth: protection.auth } : {}), ...(trace ? { trace } : {}) });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new CliError(`Port ${port} on ${host} is in use: choose another with --port (0 picks a free one)`);
@@ -203,6 +206,7 @@ export async function runServe(specifier: string, options: ServeOptions): Promis
   if (keys !== undefined) process.env[STATE_KEYS_ENV] = keys;
   if (options.stdio) {
     if (options.port !== undefined || options.host !== undefined) throw new UsageError('--stdio serves on stdin/stdout: --port and --host do not apply');
+    if (options.trace) throw new UsageError('--trace prints HTTP traffic; over --stdio, --log wire shows each request with its arguments and result');
     if (options.authIssuer !== undefined || options.authResource !== undefined || options.authScopes !== undefined || options.authIntrospectionClient !== undefined) {
       throw new UsageError('--stdio is not authorized with tokens (the spec says a stdio server takes its credentials from the environment): the --auth-* options are for HTTP');
     }

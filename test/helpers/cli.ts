@@ -92,9 +92,9 @@ export class Background {
   }
 }
 
-/** `npm start`'s program: the example server on a free port; resolves once it prints its URL. */
-export async function startExampleServer(): Promise<{ url: string; server: Background }> {
-  const server = new Background(spawn(process.execPath, [builtExample('server')], { cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } }));
+/** `npm start`'s program (with `args`, as after `npm start --`): the example server on a free port; resolves once it prints its URL. */
+export async function startExampleServer(args: string[] = []): Promise<{ url: string; server: Background }> {
+  const server = new Background(spawn(process.execPath, [builtExample('server'), ...args], { cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } }));
   const [, url] = await server.waitFor(/Tessera example server on (http:\/\/\S+\/mcp)/);
   return { url: url!, server };
 }

@@ -15,6 +15,12 @@ import { compiledFile, ROOT } from '../helpers/child-processes.js';
 const project = mkdtempSync(join(tmpdir(), 'tessera-consumer-'));
 mkdirSync(join(project, 'node_modules'));
 symlinkSync(ROOT, join(project, 'node_modules', 'tessera-mcp'));
+// The frameworks an app of each adapter installs itself (they are the library's optional peers).
+mkdirSync(join(project, 'node_modules', '@types'));
+for (const name of ['express', 'fastify', 'hono', '@hono/node-server', '@types/express']) {
+  if (name.startsWith('@hono/')) mkdirSync(join(project, 'node_modules', '@hono'), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules', name), join(project, 'node_modules', name));
+}
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 function compile(name: string, code: string, types: string[]): string {
@@ -56,5 +62,32 @@ describe('a TypeScript project using the built package', () => {
       'export { serveStdio, StdioClientTransport, FileTokenStore };',
     ].join('\n');
     expect(compile('node', code, ['node'])).toBe('');
+  }, 60_000);
+
+  it("compiles an app of each framework with its adapter (the frameworks' own types, no skipLibCheck)", () => {
+    const code = [
+      "import express from 'express';",
+      "import Fastify from 'fastify';",
+      "import { Hono } from 'hono';",
+      "import { McpServer } from 'tessera-mcp';",
+      "import { mcpExpress } from 'tessera-mcp/express';",
+      "import { mcpFastify } from 'tessera-mcp/fastify';",
+      "import { mcpHono } from 'tessera-mcp/hono';",
+      "const server = new McpServer({ name: 'x', version: '1.0.0' });",
+      'const mcp = mcpExpress(server, { maxBodyBytes: 1024 });',
+      'const app = express();',
+      'app.use(express.json());',
+      'app.use(mcp.metadata);',
+      "app.use('/mcp', mcp);",
+      "app.all('/other', mcp);",
+      'const fastify = Fastify();',
+      "export const registered = fastify.register(mcpFastify(server), { prefix: '/mcp' }).register(mcpFastify(server).metadata);",
+      'const hono = new Hono();',
+      'const handler = mcpHono(server);',
+      'hono.use(handler.metadata);',
+      "hono.all('/mcp', handler);",
+      'export { app, hono };',
+    ].join('\n');
+    expect(compile('frameworks', code, ['node'])).toBe('');
   }, 60_000);
 });

@@ -9,7 +9,8 @@
 import type { EndpointAuthorization, HttpAuthorization } from '../../protocol/authorization.js';
 import type { EventLog, PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink, StreamStatus } from '../../protocol/channel.js';
 import { McpError } from '../../protocol/errors.js';
-import { errorResponse, parseMessage, serializeMessage, type JsonRpcNotification, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { errorResponse, parseMessage, serializeMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { resourceMetadataUrls } from '../../protocol/oauth-urls.js';
 import type { RequestId } from '../../protocol/types.js';
 import { CallerCheck, isRefusal, type AuthenticateHook, type Caller, type CallerRequest } from './caller.js';
 import { Cors, type CorsOptions } from './cors.js';
@@ -17,6 +18,7 @@ import { HostGuard, type HostGuardOptions } from './host-guard.js';
 import { metadataResponse } from './metadata-route.js';
 import { SSE_HEADERS, SseStream, type ByteSink } from './sse.js';
 import { httpStatusFor } from './status.js';
+import type { WireTrace } from '../wire-trace.js';
 
 export { HttpError } from './http-error.js';
 export type { AuthenticateHook } from './caller.js';
@@ -46,6 +48,8 @@ export interface HttpTransportOptions extends HostGuardOptions {
    * (401/403) to refuse.
    */
   authenticate?: AuthenticateHook;
+  /** Sees every JSON-RPC message received and sent (e.g. `printWire()`), for debugging; it shows arguments and answers. */
+  trace?: WireTrace;
 }
 
 /** The request as the core needs it, from any HTTP library. */
@@ -108,6 +112,7 @@ export class HttpCore {
   /** The endpoint's authorization, settled once (its resource URL known). */
   private readonly authorization: EndpointAuthorization | undefined;
   private readonly callers: CallerCheck | undefined;
+  private readonly trace: WireTrace | undefined;
 
   constructor(
     private readonly handler: RequestHandler,
@@ -120,6 +125,7 @@ export class HttpCore {
     this.guard = options.dnsRebindingProtection === false ? undefined : new HostGuard(options, this.cors?.allowedOrigins);
     this.authorization = options.auth?.forEndpoint(options.endpoint);
     this.callers = this.authorization || options.authenticate ? new CallerCheck(this.authorization, options.authenticate) : undefined;
+    this.trace = options.trace;
   }
 
   /**
@@ -136,6 +142,11 @@ export class HttpCore {
     // A public document: with CORS on, any page may read it.
     const crossOrigin: Record<string, string> = this.cors ? { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET, HEAD, OPTIONS' } : {};
     return metadataResponse(this.authorization, request.method, path, crossOrigin);
+  }
+
+  /** The paths the Protected Resource Metadata is served at (none when the endpoint is not protected), for adapters that route by path. */
+  get metadataPaths(): readonly string[] {
+    return this.authorization ? resourceMetadataUrls(this.authorization.resource).map((url) => new URL(url).pathname) : [];
   }
 
   /**
@@ -235,7 +246,11 @@ export class HttpCore {
     const open = (log?: EventLog): StreamSink => {
       stream = new SseStream(responder.stream(SSE_HEADERS), this.keepAliveMs, log);
       const opened = stream;
-      return { send: (message, id) => opened.send(message, id), close: () => opened.end(), signal: request.signal };
+      const send = (message: JsonRpcMessage, id?: string): void => {
+        this.trace?.('out', message);
+        opened.send(message, id);
+      };
+      return { send, close: () => opened.end(), signal: request.signal };
     };
     const status = await this.handler.openStream!((name) => request.header(name), open, caller.principal);
     if (!stream) responder.send(...this.bare(status));
@@ -254,6 +269,11 @@ export class HttpCore {
     return answer === 405 ? this.methodNotAllowed() : [answer, {}, ''];
   }
 
+  /** The body was read by something mounted before the endpoint, which kept nothing of it. */
+  bodyConsumed(): [number, Record<string, string>, string] {
+    return jsonError(500, McpError.internal('The request body was read before the MCP endpoint and not kept: mount the endpoint before body-reading middleware, or leave the parsed body on req.body'));
+  }
+
   tooLarge(): [number, Record<string, string>, string] {
     return jsonError(413, McpError.invalidRequest(`Payload too large: the limit is ${this.maxBodyBytes} bytes`));
   }
@@ -269,8 +289,10 @@ export class HttpCore {
     const { principal, auth } = caller;
 
     const peer: PeerMessageContext = { header: (name) => request.header(name), principal };
+    if (incoming.kind !== 'invalid') this.trace?.('in', incoming.message);
     switch (incoming.kind) {
       case 'invalid':
+        this.trace?.('out', errorResponse(incoming.id, incoming.error));
         responder.send(...jsonError(httpStatusFor(incoming.error.code), incoming.error, incoming.id));
         return;
       case 'notification':
@@ -295,6 +317,7 @@ export class HttpCore {
       canNotify: acceptsSse(request.header('accept')),
       send: (outgoing: JsonRpcNotification | JsonRpcRequest) => {
         // A resumable stream the client dropped still records what it would have carried.
+        this.trace?.('out', outgoing);
         if (request.aborted) return stream?.recordOnly(outgoing);
         stream ??= new SseStream(responder.stream(SSE_HEADERS), this.keepAliveMs, log);
         stream.send(outgoing);
@@ -307,6 +330,7 @@ export class HttpCore {
       auth,
     };
     const reply = await this.handler.handleRequest(message, channel);
+    if (!reply.withhold) this.trace?.('out', reply.message);
     if (reply.withhold) {
       // Cancelled by the client: no JSON-RPC response; the HTTP exchange still ends.
       if (stream) stream.abandon();

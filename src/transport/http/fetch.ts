@@ -39,6 +39,82 @@ function completion(info: unknown): PromiseLike<unknown> | undefined {
   return typeof (completed as PromiseLike<unknown> | undefined)?.then === 'function' ? (completed as PromiseLike<unknown>) : undefined;
 }
 
+/** A body a framework already read (its text), for adapters on frameworks that cache what they read. */
+export interface ReadText {
+  readonly text: string;
+}
+
+/**
+ * Serves one request through `core`. With `read`, the body is that text and
+ * `request.body` is left alone (a framework may already have consumed it);
+ * `info` is the runtime's second argument to its fetch handler (see runtimeSignal).
+ */
+export async function serveFetchRequest(core: HttpCore, request: Request, read?: ReadText, info?: unknown): Promise<Response> {
+  // Cancelled when the runtime aborts the request or the client stops reading the stream.
+  const abort = new AbortController();
+  const signal = AbortSignal.any([runtimeSignal(request, info), abort.signal]);
+  const url = new URL(request.url);
+  const view: HttpRequestView = {
+    method: request.method,
+    target: `${url.pathname}${url.search}`,
+    header: (name) => request.headers.get(name) ?? undefined,
+    signal,
+    get aborted() {
+      return signal.aborted;
+    },
+  };
+  // Routed here too, the Protected Resource Metadata of a protected endpoint.
+  const metadata = core.metadata(view);
+  if (metadata) return metadataAnswer(metadata, view.method);
+  const refusal = core.precheck(view);
+  if (refusal) return new Response(refusal[2], { status: refusal[0], headers: refusal[1] });
+  let body: string | undefined = '';
+  if (view.method === 'POST') body = read ? (encoder.encode(read.text).byteLength > core.maxBodyBytes ? undefined : read.text) : await readBody(request, core.maxBodyBytes);
+  if (body === undefined) {
+    const [status, headers, text] = core.tooLarge();
+    return new Response(text, { status, headers });
+  }
+  const text = body;
+  return new Promise<Response>((resolve) => {
+    const responder: HttpResponder = {
+      send(status, headers, text) {
+        resolve(new Response(status === 202 || status === 204 || text === '' ? null : text, { status, headers }));
+      },
+      stream(headers) {
+        let controller!: ReadableStreamDefaultController<Uint8Array>;
+        let open = true;
+        const readable = new ReadableStream<Uint8Array>({
+          start: (c) => {
+            controller = c;
+          },
+          cancel: () => {
+            open = false;
+            abort.abort();
+          },
+        });
+        resolve(new Response(readable, { status: 200, headers }));
+        return {
+          write: (chunk) => {
+            if (open) controller.enqueue(encoder.encode(chunk));
+          },
+          end: () => {
+            if (open) {
+              open = false;
+              controller.close();
+            }
+          },
+        };
+      },
+    };
+    void core.serve(view, text, responder);
+  });
+}
+
+/** The metadata route's answer as a Response (no body for 204 and HEAD). */
+export function metadataAnswer([status, headers, text]: [number, Record<string, string>, string], method: string): Response {
+  return new Response(status === 204 || text === '' || method === 'HEAD' ? null : text, { status, headers });
+}
+
 /**
  * What cancels a request: the runtime's `request.signal`, or on Deno the
  * `completed` promise instead — Deno (legacy abort) also aborts the signal
@@ -60,62 +136,5 @@ function runtimeSignal(request: Request, info: unknown): AbortSignal {
  */
 export function createFetchHandler(handler: RequestHandler, options: HttpTransportOptions = {}): (request: Request, info?: unknown) => Promise<Response> {
   const core = new HttpCore(handler, options);
-  return async (request, info) => {
-    // Cancelled when the runtime aborts the request or the client stops reading the stream.
-    const abort = new AbortController();
-    const signal = AbortSignal.any([runtimeSignal(request, info), abort.signal]);
-    const url = new URL(request.url);
-    const view: HttpRequestView = {
-      method: request.method,
-      target: `${url.pathname}${url.search}`,
-      header: (name) => request.headers.get(name) ?? undefined,
-      signal,
-      get aborted() {
-        return signal.aborted;
-      },
-    };
-    // Routed here too, the Protected Resource Metadata of a protected endpoint.
-    const metadata = core.metadata(view);
-    if (metadata) return new Response(metadata[0] === 204 || metadata[2] === '' || view.method === 'HEAD' ? null : metadata[2], { status: metadata[0], headers: metadata[1] });
-    const refusal = core.precheck(view);
-    if (refusal) return new Response(refusal[2], { status: refusal[0], headers: refusal[1] });
-    const body = view.method === 'POST' ? await readBody(request, core.maxBodyBytes) : '';
-    if (body === undefined) {
-      const [status, headers, text] = core.tooLarge();
-      return new Response(text, { status, headers });
-    }
-    return new Promise<Response>((resolve) => {
-      const responder: HttpResponder = {
-        send(status, headers, text) {
-          resolve(new Response(status === 202 || status === 204 || text === '' ? null : text, { status, headers }));
-        },
-        stream(headers) {
-          let controller!: ReadableStreamDefaultController<Uint8Array>;
-          let open = true;
-          const readable = new ReadableStream<Uint8Array>({
-            start: (c) => {
-              controller = c;
-            },
-            cancel: () => {
-              open = false;
-              abort.abort();
-            },
-          });
-          resolve(new Response(readable, { status: 200, headers }));
-          return {
-            write: (chunk) => {
-              if (open) controller.enqueue(encoder.encode(chunk));
-            },
-            end: () => {
-              if (open) {
-                open = false;
-                controller.close();
-              }
-            },
-          };
-        },
-      };
-      void core.serve(view, body, responder);
-    });
-  };
+  return (request, info) => serveFetchRequest(core, request, undefined, info);
 }

@@ -3,46 +3,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestHandler } from '../../protocol/channel.js';
-import { HttpCore, pathOf, type HttpRequestView, type HttpResponder, type HttpTransportOptions } from './core.js';
+import { HttpCore, pathOf, type HttpTransportOptions } from './core.js';
 import { LOOPBACK_HOSTS } from './host-guard.js';
-import type { ByteSink } from './sse.js';
+import { quickView, responderFor, serveNodeRequest } from './node-request.js';
 
 export interface NodeHandlerOptions extends HttpTransportOptions {
   /** The MCP endpoint path (default `/mcp`); other paths get 404. */
   path?: string;
-}
-
-function responderFor(res: ServerResponse): HttpResponder {
-  return {
-    send(status, headers, body) {
-      if (res.headersSent || res.destroyed) return;
-      if (!body) {
-        res.writeHead(status, headers).end();
-        return;
-      }
-      // Encoded once: its length is the Content-Length and its bytes are the body.
-      const bytes = Buffer.from(body, 'utf8');
-      res.setHeader('content-length', bytes.length);
-      res.writeHead(status, headers).end(bytes);
-    },
-    stream(headers): ByteSink {
-      res.writeHead(200, headers);
-      res.flushHeaders();
-      return {
-        write: (chunk) => {
-          if (!res.destroyed && !res.writableEnded) res.write(chunk);
-        },
-        end: () => {
-          if (!res.destroyed && !res.writableEnded) res.end();
-        },
-      };
-    },
-  };
-}
-
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** A `(req, res)` listener serving MCP on `path`; mount it on any node:http-compatible server. */
@@ -54,72 +21,15 @@ export function createNodeHandler(
   const path = options.path ?? '/mcp';
   return (req, res) => {
     const target = req.url ?? '/';
-    if (pathOf(target) !== path) {
-      // Beside the endpoint, only its Protected Resource Metadata (when it is a protected resource).
-      const metadata = core.metadata({ method: req.method ?? 'GET', header: (name) => headerOf(req, name), target, signal: new AbortController().signal, aborted: false });
-      if (metadata) responderFor(res).send(...metadata);
-      else res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
-      req.resume();
+    if (pathOf(target) === path) {
+      serveNodeRequest(core, req, res, target);
       return;
     }
-    // The AbortController is made only if something looks at the signal; most requests never do.
-    let controller: AbortController | undefined;
-    let aborted = false;
-    res.once('close', () => {
-      if (res.writableFinished) return;
-      aborted = true;
-      controller?.abort();
-    });
-    const view: HttpRequestView = {
-      method: req.method ?? 'GET',
-      target,
-      header: (name) => headerOf(req, name),
-      get signal() {
-        if (!controller) {
-          controller = new AbortController();
-          if (aborted) controller.abort();
-        }
-        return controller.signal;
-      },
-      get aborted() {
-        return aborted;
-      },
-    };
-    const responder = responderFor(res);
-    const refusal = core.precheck(view);
-    if (refusal) {
-      responder.send(...refusal);
-      req.resume();
-      return;
-    }
-    if (view.method === 'GET' || view.method === 'DELETE') {
-      req.resume();
-      void core.serve(view, '', responder);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    req.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      size += chunk.length;
-      if (size > core.maxBodyBytes) {
-        refused = true;
-        res.setHeader('connection', 'close');
-        responder.send(...core.tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (refused) return;
-      const body = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      void core.serve(view, body, responder);
-    });
-    req.on('error', () => {
-      aborted = true;
-      controller?.abort();
-    });
+    // Beside the endpoint, only its Protected Resource Metadata (when it is a protected resource).
+    const metadata = core.metadata(quickView(req, target));
+    if (metadata) responderFor(res).send(...metadata);
+    else res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+    req.resume();
   };
 }
 

@@ -1,0 +1,146 @@
+/**
+ * One `node:http` request served by the HTTP core: the request view, the
+ * responder, and the body — read from the stream within the limit, or the one
+ * a framework's body parser already read (the stream is empty by then, so
+ * waiting on it would hang). Shared by `createNodeHandler` and the Express and
+ * Fastify adapters, which differ only in how they route and find the body.
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpCore, HttpRequestView, HttpResponder } from './core.js';
+import type { ByteSink } from './sse.js';
+
+/** A body a framework already read: a parsed JSON value, its text, or its bytes. */
+export interface ReadBody {
+  readonly body: unknown;
+}
+
+export function responderFor(res: ServerResponse): HttpResponder {
+  return {
+    send(status, headers, body) {
+      if (res.headersSent || res.destroyed) return;
+      if (!body) {
+        res.writeHead(status, headers).end();
+        return;
+      }
+      // Encoded once: its length is the Content-Length and its bytes are the body.
+      const bytes = Buffer.from(body, 'utf8');
+      res.setHeader('content-length', bytes.length);
+      res.writeHead(status, headers).end(bytes);
+    },
+    stream(headers): ByteSink {
+      res.writeHead(200, headers);
+      res.flushHeaders();
+      return {
+        write: (chunk) => {
+          if (!res.destroyed && !res.writableEnded) res.write(chunk);
+        },
+        end: () => {
+          if (!res.destroyed && !res.writableEnded) res.end();
+        },
+      };
+    },
+  };
+}
+
+export function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** A view for requests that are answered at once (metadata, refusals): nothing waits on its signal. */
+export function quickView(req: IncomingMessage, target: string): HttpRequestView {
+  return { method: req.method ?? 'GET', header: (name) => headerOf(req, name), target, signal: new AbortController().signal, aborted: false };
+}
+
+/** The text of a body a parser produced: JSON values are written back as JSON (the core parses one message from text). */
+function textOf(body: unknown): string {
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  return body === undefined ? '' : JSON.stringify(body);
+}
+
+/** A body read before us, within the same limit as one read here. */
+function serveRead(core: HttpCore, view: HttpRequestView, responder: HttpResponder, body: unknown): void {
+  const text = textOf(body);
+  if (Buffer.byteLength(text, 'utf8') > core.maxBodyBytes) responder.send(...core.tooLarge());
+  else void core.serve(view, text, responder);
+}
+
+/**
+ * Serves `req` at `target` (its path and query as the client sent them). With
+ * `read`, the body is that one and the stream is left alone; without it, a
+ * stream a body parser already consumed is served from `req.body`, and one
+ * consumed without a trace gets a 500 that says so, never a hang.
+ */
+export function serveNodeRequest(core: HttpCore, req: IncomingMessage, res: ServerResponse, target: string, read?: ReadBody): void {
+  // The AbortController is made only if something looks at the signal; most requests never do.
+  let controller: AbortController | undefined;
+  let aborted = false;
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    aborted = true;
+    controller?.abort();
+  });
+  const view: HttpRequestView = {
+    method: req.method ?? 'GET',
+    target,
+    header: (name) => headerOf(req, name),
+    get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (aborted) controller.abort();
+      }
+      return controller.signal;
+    },
+    get aborted() {
+      return aborted;
+    },
+  };
+  const responder = responderFor(res);
+  const refusal = core.precheck(view);
+  if (refusal) {
+    responder.send(...refusal);
+    if (!read) req.resume();
+    return;
+  }
+  if (view.method === 'GET' || view.method === 'DELETE') {
+    if (!read) req.resume();
+    void core.serve(view, '', responder);
+    return;
+  }
+  if (read) {
+    serveRead(core, view, responder, read.body);
+    return;
+  }
+  if (req.readableEnded) {
+    // Read by a body parser mounted before us (express.json() and the like leave what they read on `req.body`).
+    const parsed = (req as { body?: unknown }).body;
+    if (parsed === undefined) responder.send(...core.bodyConsumed());
+    else serveRead(core, view, responder, parsed);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let refused = false;
+  req.on('data', (chunk: Buffer) => {
+    if (refused) return;
+    size += chunk.length;
+    if (size > core.maxBodyBytes) {
+      refused = true;
+      res.setHeader('connection', 'close');
+      responder.send(...core.tooLarge());
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (refused) return;
+    const body = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    void core.serve(view, body, responder);
+  });
+  req.on('error', () => {
+    aborted = true;
+    controller?.abort();
+  });
+}
