@@ -147,6 +147,25 @@ afterAll(async () => {
   stopAll();
 });
 
+/** Requests while Redis is down: each a clear 503 (never a hang, never a 502), and what needs no store still served. */
+async function duringOutage(taskId: string, params: Json, capabilities: Json, requestState: string): Promise<void> {
+  const during = [
+    // Every instance's turn comes: six requests through round-robin.
+    ...Array.from({ length: 3 }, () => tasksGet(nginx.url, taskId, taskMeta(), { signal: AbortSignal.timeout(HANG_GUARD_MS) })),
+    ...Array.from({ length: 3 }, () =>
+      rpc(nginx.url, 'tools/call', { ...params, requestState: requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } }, _meta: capabilities }, { signal: AbortSignal.timeout(HANG_GUARD_MS) }),
+    ),
+  ];
+  for (const reply of await Promise.all(during)) {
+    expect(reply.status, `${JSON.stringify(reply.response ?? reply.text)}\nnginx: ${nginx.errorLog()}`).toBe(503);
+    expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(reply.response!.error).toMatchObject({ code: -32603, message: expect.stringMatching(/Redis.*cannot be reached/) });
+  }
+  // What needs no shared store is still served.
+  const tools = (await rpc(nginx.url, 'tools/list', {}, { signal: AbortSignal.timeout(HANG_GUARD_MS) })).response!.result as Json;
+  expect(tools.tools.map((t: Json) => t.name)).toContain('survey');
+}
+
 describe('three instances behind nginx round-robin, sharing Redis', () => {
   it('completes MRTR flows whose rounds land on different instances', async () => {
     const flows: string[][] = [];
@@ -291,23 +310,12 @@ describe('three instances behind nginx round-robin, sharing Redis', () => {
     const pending = (await rpc(nginx.url, 'tools/call', { ...params, _meta: capabilities })).response!.result as Json;
 
     await redis.stop();
-    const during = [
-      // Every instance's turn comes: six requests through round-robin.
-      ...Array.from({ length: 3 }, () => tasksGet(nginx.url, task.taskId as string, taskMeta(), { signal: AbortSignal.timeout(HANG_GUARD_MS) })),
-      ...Array.from({ length: 3 }, () =>
-        rpc(nginx.url, 'tools/call', { ...params, requestState: pending.requestState, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } }, _meta: capabilities }, { signal: AbortSignal.timeout(HANG_GUARD_MS) }),
-      ),
-    ];
-    for (const reply of await Promise.all(during)) {
-      expect(reply.status).toBe(503);
-      expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);
-      expect(reply.response!.error).toMatchObject({ code: -32603, message: expect.stringMatching(/Redis.*cannot be reached/) });
+    try {
+      await duringOutage(task.taskId as string, params, capabilities, pending.requestState as string);
+    } finally {
+      // Whatever happened above, the later tests get their Redis back.
+      await redis.start();
     }
-    // What needs no shared store is still served.
-    const tools = (await rpc(nginx.url, 'tools/list', {}, { signal: AbortSignal.timeout(HANG_GUARD_MS) })).response!.result as Json;
-    expect(tools.tools.map((t: Json) => t.name)).toContain('survey');
-
-    await redis.start();
     // Each instance reconnects by itself: a request that needs Redis is served again on every one, within a bounded number of tries.
     for (const each of instances) {
       let status = 503;
