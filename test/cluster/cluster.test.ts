@@ -86,6 +86,11 @@ async function startInstance(name: string, port: number): Promise<Instance> {
   return { name, port, url: url!, proc, log };
 }
 
+/** What each instance wrote on stderr that is not a request log line (warnings, a crash), for failure messages. */
+function instanceTails(): string {
+  return instances.map((i) => `${i.name} (exit ${String(i.proc.proc.exitCode)}): ${i.proc.stderr.split('\n').filter((line) => !line.startsWith('{')).slice(-20).join('\n')}`).join('\n');
+}
+
 function instance(name: string): Instance {
   return instances.find((i) => i.name === name)!;
 }
@@ -157,7 +162,7 @@ async function duringOutage(taskId: string, params: Json, capabilities: Json, re
     ),
   ];
   for (const reply of await Promise.all(during)) {
-    expect(reply.status, `${JSON.stringify(reply.response ?? reply.text)}\nnginx: ${nginx.errorLog()}`).toBe(503);
+    expect(reply.status, `${JSON.stringify(reply.response ?? reply.text)}\nnginx: ${nginx.errorLog()}\n${instanceTails()}`).toBe(503);
     expect(reply.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(reply.response!.error).toMatchObject({ code: -32603, message: expect.stringMatching(/Redis.*cannot be reached/) });
   }
