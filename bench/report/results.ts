@@ -78,6 +78,8 @@ export interface Summary {
   tokenBytes: number;
   generatorCpu: number;
   serverCpu: number;
+  /** Server CPU seconds per unit of work (request, exchange): what it costs, whether or not the server was the limit. */
+  serverCpuPerUnit: number;
   errors: number;
   rounds: number;
 }
@@ -99,6 +101,7 @@ export function summarize(results: RunResults, workload: string, system: SystemI
     tokenBytes: medianOf(cells, (c) => c.tokenBytes),
     generatorCpu: medianOf(cells, (c) => c.generatorCpu),
     serverCpu: medianOf(cells, (c) => c.serverCpu),
+    serverCpuPerUnit: medianOf(cells, (c) => (c.serverCpu !== undefined && c.rate > 0 ? c.serverCpu / c.rate : undefined)),
     errors: cells.reduce((sum, c) => sum + c.errors, 0),
     rounds: cells.length,
   };

@@ -7,7 +7,7 @@ import { SYSTEM_LABELS, SYSTEM_ORDER, type SystemId } from '../systems.js';
 import { summarize, totalErrors, type RunResults, type Summary } from './results.js';
 import { checkTargets } from './targets.js';
 
-type RowKind = 'rate' | 'latency' | 'exchangeLatency' | 'rss' | 'token' | 'cpu';
+type RowKind = 'rate' | 'latency' | 'exchangeLatency' | 'rss' | 'token' | 'cpu' | 'cpuPerUnit';
 
 interface RowSpec {
   label: string;
@@ -36,19 +36,27 @@ const ROWS: readonly RowSpec[] = [
   { label: 'MRTR 3 rounds + once c16, exchanges/s', workload: 'mrtr-wizard-c16', kind: 'rate' },
   { label: 'MRTR 3 rounds + once c16, exchange p50 / p99 ms', workload: 'mrtr-wizard-c16', kind: 'exchangeLatency' },
   { label: 'HTTP echo c16, CPU generator / server (autocannon)', workload: 'http-echo-c16', kind: 'cpu' },
+  { label: 'HTTP echo c16, server CPU µs per request', workload: 'http-echo-c16', kind: 'cpuPerUnit' },
+  { label: 'HTTP echo c64, CPU generator / server (autocannon)', workload: 'http-echo-c64', kind: 'cpu' },
   { label: 'MRTR 1 question c16, CPU generator / server (autocannon)', workload: 'mrtr-confirm-c16', kind: 'cpu' },
+  { label: 'MRTR 1 question c16, server CPU µs per exchange', workload: 'mrtr-confirm-c16', kind: 'cpuPerUnit' },
+  { label: 'MRTR 3 rounds + once c16, CPU generator / server (autocannon)', workload: 'mrtr-wizard-c16', kind: 'cpu' },
+  { label: 'MRTR 3 rounds + once c16, server CPU µs per exchange', workload: 'mrtr-wizard-c16', kind: 'cpuPerUnit' },
   { label: 'wrk: HTTP echo c16, req/s', workload: 'wrk-echo-c16', kind: 'rate' },
   { label: 'wrk: HTTP echo c16, p50 / p99 ms', workload: 'wrk-echo-c16', kind: 'latency' },
   { label: 'wrk: HTTP echo c16, CPU generator / server', workload: 'wrk-echo-c16', kind: 'cpu' },
+  { label: 'wrk: HTTP echo c16, server CPU µs per request', workload: 'wrk-echo-c16', kind: 'cpuPerUnit' },
   { label: 'wrk: HTTP echo c64, req/s', workload: 'wrk-echo-c64', kind: 'rate' },
   { label: 'wrk: HTTP echo c64, p50 / p99 ms', workload: 'wrk-echo-c64', kind: 'latency' },
   { label: 'wrk: HTTP echo c64, CPU generator / server', workload: 'wrk-echo-c64', kind: 'cpu' },
   { label: 'wrk: MRTR 1 question c16, exchanges/s', workload: 'wrk-mrtr-confirm-c16', kind: 'rate' },
   { label: 'wrk: MRTR 1 question c16, exchange p50 / p99 ms', workload: 'wrk-mrtr-confirm-c16', kind: 'exchangeLatency' },
   { label: 'wrk: MRTR 1 question c16, CPU generator / server', workload: 'wrk-mrtr-confirm-c16', kind: 'cpu' },
+  { label: 'wrk: MRTR 1 question c16, server CPU µs per exchange', workload: 'wrk-mrtr-confirm-c16', kind: 'cpuPerUnit' },
   { label: 'wrk: MRTR 3 rounds + once c16, exchanges/s', workload: 'wrk-mrtr-wizard-c16', kind: 'rate' },
   { label: 'wrk: MRTR 3 rounds + once c16, exchange p50 / p99 ms', workload: 'wrk-mrtr-wizard-c16', kind: 'exchangeLatency' },
   { label: 'wrk: MRTR 3 rounds + once c16, CPU generator / server', workload: 'wrk-mrtr-wizard-c16', kind: 'cpu' },
+  { label: 'wrk: MRTR 3 rounds + once c16, server CPU µs per exchange', workload: 'wrk-mrtr-wizard-c16', kind: 'cpuPerUnit' },
   { label: 'HTTP echo + JWT verification c16 (official: bearer middleware), req/s', workload: 'http-echo-jwt-c16', kind: 'rate', columns: JWT_COLUMNS },
   { label: 'HTTP echo + JWT c16, p50 / p99 ms', workload: 'http-echo-jwt-c16', kind: 'latency', columns: JWT_COLUMNS },
   { label: 'HTTP echo + JWT c16, Tessera verifying every request (no token cache), req/s', workload: 'http-echo-jwt-c16', kind: 'rate', columns: JWT_NO_CACHE_COLUMNS },
@@ -83,6 +91,8 @@ function cell(summary: Summary | undefined, kind: RowKind): string {
       return int(summary.tokenBytes);
     case 'cpu':
       return `${cores(summary.generatorCpu)} / ${cores(summary.serverCpu)}`;
+    case 'cpuPerUnit':
+      return int(summary.serverCpuPerUnit * 1e6);
   }
 }
 
@@ -98,7 +108,9 @@ function ratio(tessera: Summary | undefined, other: Summary | undefined, kind: R
           ? [tessera.exchangeP99, other.exchangeP99]
           : kind === 'rss'
             ? [tessera.rssBytes, other.rssBytes]
-            : [tessera.tokenBytes, other.tokenBytes];
+            : kind === 'cpuPerUnit'
+              ? [tessera.serverCpuPerUnit, other.serverCpuPerUnit]
+              : [tessera.tokenBytes, other.tokenBytes];
   const value = t / o;
   if (!Number.isFinite(value)) return '';
   if (asPercent) return `${(value * 100).toFixed(0)}%`;
@@ -176,7 +188,8 @@ export function renderReport(results: RunResults): string {
     `Mode: ${config.mode} · ${config.rounds} interleaved round(s) · HTTP cells ${config.httpSeconds} s, stdio cells ${config.stdioSeconds} s, ` +
       `seal cells ${config.sealSeconds} s · official SDK responseMode "${results.officialResponseMode}" · wall time ${results.wallSeconds.toFixed(0)} s · ` +
       `1-min load average ${results.loadAverage.start.toFixed(2)} at start, ${results.loadAverage.end.toFixed(2)} at end`,
-    `Placement: ${results.pinning ?? 'not recorded'} · wrk rows: ${results.wrk === false ? 'skipped (wrk not installed)' : 'yes'} · CPU rows: load generator / server, in % of one core`,
+    `Placement: ${results.pinning ?? 'not recorded'} · wrk rows: ${results.wrk === false ? 'skipped (wrk not installed)' : 'yes'} · CPU rows: load generator / server, in % of one core; ` +
+      'server CPU per request or exchange (µs) is what the server spent on each, whatever else limited the rate',
     '',
     markdownTable(header, rows),
     '',

@@ -42,13 +42,23 @@ function atMost(target: string, value: number | undefined, bound: number, format
 
 export function checkTargets(results: RunResults): TargetCheck[] {
   const r = (workload: string, pick: Pick, of: 'official' | 'bare' | 'officialJwt' = 'official'): number | undefined => ratio(results, workload, pick, of);
+  // Server CPU per exchange, official over Tessera: how much more the SDK spends on the same work, whatever limited the rate.
+  const cpuEdge = (workload: string): number | undefined => {
+    const t = summarize(results, workload, 'tessera')?.serverCpuPerUnit;
+    const o = summarize(results, workload, 'official')?.serverCpuPerUnit;
+    return t !== undefined && o !== undefined && Number.isFinite(o / t) ? o / t : undefined;
+  };
+  const withCpu = (check: TargetCheck, workload: string): TargetCheck => {
+    const edge = cpuEdge(workload);
+    return edge === undefined ? check : { ...check, measured: `${check.measured}; server CPU per exchange: official ${times(edge)} Tessera's` };
+  };
   const checks: TargetCheck[] = [
     atLeast('HTTP echo c16: ≥ 8× official at its best, req/s', r('http-echo-c16', 'rate'), 8, times, r('wrk-echo-c16', 'rate')),
     atLeast('HTTP echo c64: ≥ 8× official at its best, req/s', r('http-echo-c64', 'rate'), 8, times, r('wrk-echo-c64', 'rate')),
     atLeast('HTTP echo c16: ≥ 75% of bare req/s', r('http-echo-c16', 'rate', 'bare'), 0.75, percent, r('wrk-echo-c16', 'rate', 'bare')),
     atLeast('HTTP echo c64: ≥ 75% of bare req/s', r('http-echo-c64', 'rate', 'bare'), 0.75, percent, r('wrk-echo-c64', 'rate', 'bare')),
-    atLeast('MRTR 1 question c16: ≥ 8× official at its best (its codec), exchanges/s', r('mrtr-confirm-c16', 'rate'), 8, times, r('wrk-mrtr-confirm-c16', 'rate')),
-    atLeast('MRTR 3 rounds + once c16: ≥ 8× official at its best (its codec), exchanges/s', r('mrtr-wizard-c16', 'rate'), 8, times, r('wrk-mrtr-wizard-c16', 'rate')),
+    withCpu(atLeast('MRTR 1 question c16: ≥ 8× official at its best (its codec), exchanges/s', r('mrtr-confirm-c16', 'rate'), 8, times, r('wrk-mrtr-confirm-c16', 'rate')), 'wrk-mrtr-confirm-c16'),
+    withCpu(atLeast('MRTR 3 rounds + once c16: ≥ 8× official at its best (its codec), exchanges/s', r('mrtr-wizard-c16', 'rate'), 8, times, r('wrk-mrtr-wizard-c16', 'rate')), 'wrk-mrtr-wizard-c16'),
     atLeast(
       'HTTP echo + JWT verification c16: ≥ 8× official (echo only) with its bearer middleware (issue 13)',
       ratio(results, 'http-echo-jwt-c16', 'rate', 'officialJwt', 'tesseraJwt'),
