@@ -5,7 +5,7 @@
  * release can stop reading them. Nothing seals t1 any more.
  */
 
-import type { OpenResult, StateClaims } from './sealed-state.js';
+import type { OpenResult, StateClaims } from './state-claims.js';
 
 interface PayloadV1 {
   v: 1;
