@@ -15,13 +15,13 @@ import { runHttpCell } from './harness/http-cell.js';
 import { describeRate, log } from './harness/log.js';
 import { startServer, stopAll, stopAllOnExit, stopPid } from './harness/processes.js';
 import { renderProfileSummary, summarizeCpuProfile } from './report/cpu-profile-summary.js';
-import { HTTP_SYSTEMS } from './systems.js';
+import { HTTP_SERVERS } from './systems.js';
 import { HTTP_WORKLOADS } from './workloads/http-workloads.js';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '15' }, warmup: { type: 'string', default: '3' }, workload: { type: 'string', default: 'http-echo-c16' } },
 });
-const workload = HTTP_WORKLOADS.find((w) => w.id === values.workload);
+const workload = HTTP_WORKLOADS.find((w) => w.id === values.workload && w.generator !== 'wrk');
 if (!workload) throw new Error(`--workload is one of ${HTTP_WORKLOADS.map((w) => w.id).join(', ')}`);
 
 const PROFILE_DIR = fileURLToPath(new URL('../../bench/results/profile/', import.meta.url));
@@ -29,7 +29,7 @@ rmSync(PROFILE_DIR, { recursive: true, force: true });
 mkdirSync(PROFILE_DIR, { recursive: true });
 
 stopAllOnExit();
-const system = HTTP_SYSTEMS.tessera;
+const system = HTTP_SERVERS.tessera;
 const server = await startServer({ name: system.label, script: system.script, args: system.args, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] });
 try {
   log(`profiling ${system.label} (pid ${server.pid}) under ${workload.id}: ${values.warmup} s warm-up, ${values.seconds} s load`);

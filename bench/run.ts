@@ -23,18 +23,23 @@ import { machineInfo } from './report/machine.js';
 import { totalErrors, type CellMeasurement, type RunResults } from './report/results.js';
 import { renderReport } from './report/table.js';
 import { startTokenIssuer, ISSUER_ENV, type TokenIssuer } from './harness/token-issuer.js';
-import { HTTP_SYSTEMS, JWT_SYSTEMS, STARTED_SYSTEMS, SYSTEM_ORDER, type SystemId } from './systems.js';
+import { choosePinning } from './harness/pinning.js';
+import { wrkAvailable } from './harness/wrk-cell.js';
+import { HTTP_SERVERS, JWT_SERVERS, MEMORY_SERVERS, STARTED_SERVERS, type ServerId } from './systems.js';
 
 const PHASES = ['http', 'stdio', 'seal', 'memory'] as const;
 type Phase = (typeof PHASES)[number];
 
-const USAGE = `usage: npm run bench [-- --quick] [-- --only ${PHASES.join(',')}]
+const USAGE = `usage: npm run bench [-- --quick] [-- --only ${PHASES.join(',')}] [-- --no-pin]
   --quick        a one-minute smoke run (fewer, shorter rounds)
-  --only LIST    run only these phases (comma-separated)`;
+  --only LIST    run only these phases (comma-separated)
+  --no-pin       do not pin the load generator and the servers to different cores`;
 
-function options(): { quick: boolean; only?: string | undefined; help: boolean } {
+function options(): { quick: boolean; only?: string | undefined; help: boolean; 'no-pin': boolean } {
   try {
-    return parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } } }).values;
+    return parseArgs({
+      options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, 'no-pin': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+    }).values;
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     process.exit(2);
@@ -59,35 +64,39 @@ for (const phase of phases) {
 const RESULTS_DIR = fileURLToPath(new URL('../../bench/results/', import.meta.url));
 
 stopAllOnExit();
+const machine = machineInfo(); // before pinning: afterwards this process sees only its own core
+const placement = choosePinning(!values['no-pin']);
 const started = performance.now();
 const results: RunResults = {
   date: new Date().toISOString(),
   wallSeconds: 0,
-  machine: machineInfo(),
+  machine,
   config,
   officialResponseMode: OFFICIAL_RESPONSE_MODE,
   loadAverage: { start: loadavg()[0]!, end: Number.NaN },
   cells: [],
   memory: [],
+  pinning: placement.reason,
+  wrk: wrkAvailable(),
 };
-log(`${config.mode} run: ${[...phases].join(', ')} · Node ${process.version} · ${results.machine.cpuModel} × ${results.machine.logicalCores} · load average ${results.loadAverage.start.toFixed(2)}`);
+log(`${config.mode} run: ${[...phases].join(', ')} · Node ${process.version} · ${results.machine.cpuModel} × ${results.machine.logicalCores} · load average ${results.loadAverage.start.toFixed(2)} · ${placement.reason}`);
 
-const servers = {} as Record<SystemId, ServerProcess>;
-const tokens = new Map<SystemId, Record<string, string>>();
+const servers = {} as Record<ServerId, ServerProcess>;
+const tokens = new Map<ServerId, Record<string, string>>();
 let issuer: TokenIssuer | undefined;
 try {
   if (phases.has('http') || phases.has('memory')) {
     // The JWT systems only take part in the HTTP phase; they learn the issuer from the environment they inherit.
-    const started = phases.has('http') ? STARTED_SYSTEMS : SYSTEM_ORDER;
+    const started = phases.has('http') ? STARTED_SERVERS : MEMORY_SERVERS;
     if (phases.has('http')) {
       issuer = await startTokenIssuer();
       process.env[ISSUER_ENV] = issuer.url;
     }
     await Promise.all(
       started.map(async (id) => {
-        const system = HTTP_SYSTEMS[id];
+        const system = HTTP_SERVERS[id];
         // --expose-gc only lets the diagnostics endpoint force a collection; nothing calls gc() during load.
-        servers[id] = await startServer({ name: system.label, script: system.script, args: system.args, nodeFlags: ['--expose-gc'] });
+        servers[id] = await startServer({ name: system.label, script: system.script, args: system.args, nodeFlags: ['--expose-gc'], startTimeoutMs: 60_000 });
         log(`${system.label}: ${servers[id].url} (pid ${servers[id].pid})`);
       }),
     );
@@ -96,7 +105,7 @@ try {
     results.cells.push({ ...cell, load1: loadavg()[0]! });
   };
   if (issuer) {
-    for (const id of JWT_SYSTEMS) tokens.set(id, { authorization: `Bearer ${await issuer.mint(servers[id].url)}` });
+    for (const id of JWT_SERVERS) tokens.set(id, { authorization: `Bearer ${await issuer.mint(servers[id].url)}` });
   }
   if (phases.has('http')) await runHttpPhase(config, servers, record, (system) => tokens.get(system));
   if (phases.has('stdio')) await runStdioPhase(config, record);

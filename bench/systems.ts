@@ -1,12 +1,34 @@
-/** The systems under test and the server process each one runs in. */
+/**
+ * The systems under test: the report's columns (SystemId) and the server
+ * processes behind them (ServerId). A column can be served by a different
+ * process per workload: "Official SDK" is the SDK at its best for that
+ * workload (only the tools it calls), so echo and the MRTR rows each have
+ * their own official server (bench/README.md says how each is configured).
+ */
 
 import { fileURLToPath } from 'node:url';
 import { OFFICIAL_RESPONSE_MODE } from './config.js';
 
-export type SystemId = 'tessera' | 'official' | 'officialCodec' | 'officialEchoOnly' | 'bare' | 'tesseraJwt' | 'tesseraJwtNoCache' | 'officialJwt' | 'tesseraTraced';
+/** A column of the report (what a cell is recorded under). */
+export type SystemId = 'tessera' | 'official' | 'official50' | 'officialPlain' | 'bare' | 'tesseraJwt' | 'tesseraJwtNoCache' | 'officialJwt' | 'tesseraTraced';
 
-export interface HttpSystem {
-  id: SystemId;
+/** A server process of the run. */
+export type ServerId =
+  | 'tessera'
+  | 'officialEcho'
+  | 'officialConfirm'
+  | 'officialWizard'
+  | 'officialFull'
+  | 'officialConfirmPlain'
+  | 'officialWizardPlain'
+  | 'bare'
+  | 'tesseraJwt'
+  | 'tesseraJwtNoCache'
+  | 'officialJwt'
+  | 'tesseraTraced';
+
+export interface HttpServerSpec {
+  id: ServerId;
   label: string;
   script: string;
   args: string[];
@@ -17,35 +39,49 @@ const script = (name: string): string => fileURLToPath(new URL(`./servers/${name
 export const TESSERA_SCRIPT = script('tessera');
 export const OFFICIAL_SCRIPT = script('official');
 
-export const HTTP_SYSTEMS: Record<SystemId, HttpSystem> = {
+const official = (...args: string[]): string[] => [...args, '--response-mode', OFFICIAL_RESPONSE_MODE];
+
+export const HTTP_SERVERS: Record<ServerId, HttpServerSpec> = {
+  // Tessera always serves the whole 50-tool catalogue with sealed state: the conservative side of every comparison.
   tessera: { id: 'tessera', label: 'Tessera', script: TESSERA_SCRIPT, args: [] },
-  official: { id: 'official', label: 'Official SDK', script: OFFICIAL_SCRIPT, args: ['--state', 'plain', '--response-mode', OFFICIAL_RESPONSE_MODE] },
-  officialCodec: {
-    id: 'officialCodec',
-    label: 'Official + codec',
-    script: OFFICIAL_SCRIPT,
-    args: ['--state', 'codec', '--response-mode', OFFICIAL_RESPONSE_MODE],
-  },
-  officialEchoOnly: {
-    id: 'officialEchoOnly',
-    label: 'Official, echo only',
-    script: OFFICIAL_SCRIPT,
-    args: ['--echo-only', '--response-mode', OFFICIAL_RESPONSE_MODE],
-  },
+  // The official SDK at its best, one process per workload: only the tools it calls, the HMAC codec for state.
+  officialEcho: { id: 'officialEcho', label: 'Official, echo only', script: OFFICIAL_SCRIPT, args: official('--tools', 'echo') },
+  officialConfirm: { id: 'officialConfirm', label: 'Official, confirm only + codec', script: OFFICIAL_SCRIPT, args: official('--tools', 'confirm', '--state', 'codec') },
+  officialWizard: { id: 'officialWizard', label: 'Official, wizard only + codec', script: OFFICIAL_SCRIPT, args: official('--tools', 'wizard', '--state', 'codec') },
+  // The realistic set-up: the whole catalogue registered per request, the codec bound to the method as well.
+  officialFull: { id: 'officialFull', label: 'Official, 50 tools + codec', script: OFFICIAL_SCRIPT, args: official('--state', 'codec', '--bind') },
+  // The unprotected set-up: plain JSON requestState (the SDK's default), only the tool called.
+  officialConfirmPlain: { id: 'officialConfirmPlain', label: 'Official, confirm only, plain state', script: OFFICIAL_SCRIPT, args: official('--tools', 'confirm', '--state', 'plain') },
+  officialWizardPlain: { id: 'officialWizardPlain', label: 'Official, wizard only, plain state', script: OFFICIAL_SCRIPT, args: official('--tools', 'wizard', '--state', 'plain') },
   bare: { id: 'bare', label: 'Bare node:http', script: script('bare'), args: [] },
   // The JWT rows: both servers as protected resources of the load generator's token issuer.
   tesseraJwt: { id: 'tesseraJwt', label: 'Tessera + JWT', script: TESSERA_SCRIPT, args: ['--auth'] },
   tesseraJwtNoCache: { id: 'tesseraJwtNoCache', label: 'Tessera + JWT, no token cache', script: TESSERA_SCRIPT, args: ['--auth-no-cache'] },
-  officialJwt: { id: 'officialJwt', label: 'Official + bearer middleware', script: OFFICIAL_SCRIPT, args: ['--auth', '--state', 'plain', '--response-mode', OFFICIAL_RESPONSE_MODE] },
+  officialJwt: { id: 'officialJwt', label: 'Official echo only + bearer middleware', script: OFFICIAL_SCRIPT, args: official('--auth', '--tools', 'echo') },
   // The tracing overhead rows: the same server with the OpenTelemetry SDK installed (issue 14).
   tesseraTraced: { id: 'tesseraTraced', label: 'Tessera + tracing', script: TESSERA_SCRIPT, args: ['--telemetry'] },
 };
 
-/** The report's columns, in order. */
-export const SYSTEM_ORDER: readonly SystemId[] = ['tessera', 'official', 'officialCodec', 'officialEchoOnly', 'bare'];
+/** The report's main columns, in order. */
+export const SYSTEM_ORDER: readonly SystemId[] = ['tessera', 'official', 'official50', 'officialPlain', 'bare'];
+
+export const SYSTEM_LABELS: Record<SystemId, string> = {
+  tessera: 'Tessera',
+  official: 'Official SDK at its best',
+  official50: 'Official, 50 tools',
+  officialPlain: 'Official, unprotected state',
+  bare: 'Bare node:http',
+  tesseraJwt: 'Tessera + JWT',
+  tesseraJwtNoCache: 'Tessera + JWT, no token cache',
+  officialJwt: 'Official + bearer middleware',
+  tesseraTraced: 'Tessera + tracing',
+};
 
 /** Systems that verify access tokens: each request carries a token minted for its URL. */
-export const JWT_SYSTEMS: readonly SystemId[] = ['tesseraJwt', 'tesseraJwtNoCache', 'officialJwt'];
+export const JWT_SERVERS: readonly ServerId[] = ['tesseraJwt', 'tesseraJwtNoCache', 'officialJwt'];
 
-/** Every HTTP server the run starts. */
-export const STARTED_SYSTEMS: readonly SystemId[] = [...SYSTEM_ORDER, ...JWT_SYSTEMS, 'tesseraTraced'];
+/** The servers the memory phase needs (no JWT or tracing ones). */
+export const MEMORY_SERVERS: readonly ServerId[] = ['tessera', 'officialConfirm', 'officialFull', 'officialConfirmPlain', 'bare'];
+
+/** Every HTTP server an HTTP run starts. */
+export const STARTED_SERVERS: readonly ServerId[] = Object.keys(HTTP_SERVERS) as ServerId[];

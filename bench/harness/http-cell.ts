@@ -7,6 +7,7 @@
  */
 
 import autocannon from 'autocannon';
+import { ownCpuSeconds } from './cpu.js';
 import type { FlowContext, HttpFlow } from '../workloads/http-flows.js';
 import { LatencyRecorder } from './stats.js';
 
@@ -43,6 +44,8 @@ export interface CellResult {
   /** Per-flow latency (first request built → last response checked), ms. */
   unitP50: number;
   unitP99: number;
+  /** CPU seconds the load generator used over the cell (this process for autocannon). */
+  generatorCpuSeconds?: number;
 }
 
 const MAX_ERROR_SAMPLES = 5;
@@ -95,6 +98,7 @@ export async function runHttpCell(options: HttpCellOptions): Promise<CellResult>
   }));
 
   const started = performance.now();
+  const cpuBefore = ownCpuSeconds();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -120,6 +124,7 @@ export async function runHttpCell(options: HttpCellOptions): Promise<CellResult>
     }
   });
   const seconds = (performance.now() - started) / 1000;
+  const generatorCpuSeconds = ownCpuSeconds() - cpuBefore;
 
   // Connection errors and timeouts never reach onResponse.
   errors += result.errors;
@@ -137,5 +142,6 @@ export async function runHttpCell(options: HttpCellOptions): Promise<CellResult>
     p99: requestLatency.percentile(0.99),
     unitP50: unitLatency.percentile(0.5),
     unitP99: unitLatency.percentile(0.99),
+    generatorCpuSeconds,
   };
 }

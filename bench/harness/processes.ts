@@ -5,6 +5,7 @@
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { onServerCore } from './pinning.js';
 
 export interface ServerProcess {
   name: string;
@@ -57,9 +58,9 @@ function alive(pid: number): boolean {
 
 /** Starts a server script and resolves once it printed both its endpoint and its diagnostics URL. */
 export function startServer(options: SpawnOptions): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? []), options.script, ...(options.args ?? [])], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  // On the servers' core where pinning is on (taskset execs node, so the PID is the server's).
+  const { command, args } = onServerCore(process.execPath, [...(options.nodeFlags ?? []), options.script, ...(options.args ?? [])]);
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   track(child.pid);
   return new Promise((resolve, reject) => {
     let url: string | undefined;

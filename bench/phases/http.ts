@@ -2,56 +2,84 @@
  * The HTTP workloads: a warm-up per system and workload, then `rounds`
  * rounds in which every workload runs against each system in turn
  * (A, B, C, A, B, C …), so drift on the machine hits all systems alike.
+ * Each cell also records how much CPU the server and the load generator
+ * used, so a saturated generator shows in the report. wrk cells are skipped,
+ * with one message, where wrk is not installed.
  */
 
 import type { BenchConfig } from '../config.js';
-import { runHttpCell } from '../harness/http-cell.js';
+import { processCpuSeconds } from '../harness/cpu.js';
+import { runHttpCell, type CellResult } from '../harness/http-cell.js';
 import { describeRate, log } from '../harness/log.js';
 import { readMemory } from '../harness/memory-probe.js';
 import type { ServerProcess } from '../harness/processes.js';
+import { runWrkCell, wrkAvailable } from '../harness/wrk-cell.js';
 import type { CellMeasurement } from '../report/results.js';
-import type { SystemId } from '../systems.js';
-import { HTTP_WORKLOADS } from '../workloads/http-workloads.js';
+import type { ServerId, SystemId } from '../systems.js';
+import { HTTP_WORKLOADS, type HttpWorkload } from '../workloads/http-workloads.js';
+
+interface CellRun {
+  workload: HttpWorkload;
+  server: ServerProcess;
+  seconds: number;
+  headers: Record<string, string> | undefined;
+  midway?: () => Promise<void>;
+}
+
+function runCell({ workload, server, seconds, headers, midway }: CellRun): Promise<CellResult> {
+  if (workload.generator === 'wrk') return runWrkCell({ url: server.url, flow: workload.wrkFlow!, connections: workload.connections, seconds });
+  return runHttpCell({ url: server.url, flow: workload.flow, connections: workload.connections, seconds, headers, midway });
+}
 
 /**
- * `headersFor` gives the headers a system's requests carry besides the
- * flow's (a bearer token for the systems that verify them).
+ * `headersFor` gives the headers a server's requests carry besides the
+ * flow's (a bearer token for the servers that verify them).
  */
 export async function runHttpPhase(
   config: BenchConfig,
-  servers: Record<SystemId, ServerProcess>,
+  servers: Record<ServerId, ServerProcess>,
   record: (cell: CellMeasurement) => void,
-  headersFor: (system: SystemId) => Record<string, string> | undefined = () => undefined,
+  headersFor: (server: ServerId) => Record<string, string> | undefined = () => undefined,
 ): Promise<void> {
+  const withWrk = wrkAvailable();
+  if (!withWrk) log('wrk is not installed (Debian: apt-get install wrk): the wrk rows are skipped, autocannon rows only');
+  const workloads = HTTP_WORKLOADS.filter((w) => w.generator !== 'wrk' || withWrk);
+  const cellsOf = (workload: HttpWorkload): Array<[SystemId, ServerId]> => Object.entries(workload.systems) as Array<[SystemId, ServerId]>;
+
   log(`HTTP warm-up: ${config.warmupSeconds} s per system and workload`);
-  for (const workload of HTTP_WORKLOADS) {
-    for (const system of workload.systems) {
-      const warm = await runHttpCell({ url: servers[system].url, flow: workload.flow, connections: workload.connections, seconds: config.warmupSeconds, headers: headersFor(system) });
-      if (warm.errors > 0) log(`warm-up ${workload.id} ${system}: ${warm.errors} errors, e.g. ${warm.errorSamples.join(' | ')}`);
+  for (const workload of workloads) {
+    // The wrk cells follow autocannon cells of the same flow on the same servers: already warm.
+    if (workload.generator === 'wrk') continue;
+    for (const [, id] of cellsOf(workload)) {
+      const warm = await runCell({ workload, server: servers[id], seconds: config.warmupSeconds, headers: headersFor(id) });
+      if (warm.errors > 0) log(`warm-up ${workload.id} ${id}: ${warm.errors} errors, e.g. ${warm.errorSamples.join(' | ')}`);
     }
   }
 
   for (let round = 1; round <= config.rounds; round++) {
-    for (const workload of HTTP_WORKLOADS) {
-      for (const system of workload.systems) {
-        const server = servers[system];
+    for (const workload of workloads) {
+      for (const [system, id] of cellsOf(workload)) {
+        const server = servers[id];
         let rssBytes: number | undefined;
-        const result = await runHttpCell({
-          url: server.url,
-          flow: workload.flow,
-          connections: workload.connections,
+        const serverCpuBefore = processCpuSeconds(server.pid);
+        const result = await runCell({
+          workload,
+          server,
           seconds: config.httpSeconds,
-          headers: headersFor(system),
+          headers: headersFor(id),
           midway: workload.sampleRss
             ? async () => {
                 rssBytes = (await readMemory(server.diagnosticsUrl)).rss;
               }
             : undefined,
         });
+        const serverCpuAfter = processCpuSeconds(server.pid);
         const exchanges = workload.flow.unit === 'exchange';
         record({
           workload: workload.id,
           system,
+          server: id,
+          generator: workload.generator ?? 'autocannon',
           round,
           rate: result.unitsPerSecond,
           p50: result.p50,
@@ -61,9 +89,11 @@ export async function runHttpPhase(
           errors: result.errors,
           errorSamples: result.errorSamples,
           ...(rssBytes !== undefined ? { rssBytes } : {}),
+          ...(result.generatorCpuSeconds !== undefined ? { generatorCpu: result.generatorCpuSeconds / result.seconds } : {}),
+          ...(serverCpuBefore !== undefined && serverCpuAfter !== undefined ? { serverCpu: (serverCpuAfter - serverCpuBefore) / result.seconds } : {}),
         });
         const unit = exchanges ? 'exchanges/s' : 'req/s';
-        log(`round ${round}/${config.rounds} ${workload.id} ${system}: ${describeRate(result.unitsPerSecond, unit, result.p50, result.p99, result.errors)}`);
+        log(`round ${round}/${config.rounds} ${workload.id} ${id}: ${describeRate(result.unitsPerSecond, unit, result.p50, result.p99, result.errors)}`);
         if (result.errors > 0) log(`  e.g. ${result.errorSamples.join(' | ')}`);
       }
     }

@@ -13,16 +13,22 @@ import { log } from '../harness/log.js';
 import { readMemory } from '../harness/memory-probe.js';
 import type { ServerProcess } from '../harness/processes.js';
 import type { MemoryRecord } from '../report/results.js';
-import type { SystemId } from '../systems.js';
+import type { ServerId, SystemId } from '../systems.js';
 import { confirmFirstRound, type HttpFlow } from '../workloads/http-flows.js';
 
 const ABANDONED: HttpFlow = { unit: 'first round', steps: [confirmFirstRound] };
-/** Every server with the MRTR tool (the echo-only one has none). */
-const SYSTEMS: readonly SystemId[] = ['tessera', 'official', 'officialCodec', 'bare'];
+/** Each column on a server with the MRTR tool: the SDK at its best serves it alone, with its codec. */
+const SYSTEMS: ReadonlyArray<[SystemId, ServerId]> = [
+  ['tessera', 'tessera'],
+  ['official', 'officialConfirm'],
+  ['official50', 'officialFull'],
+  ['officialPlain', 'officialConfirmPlain'],
+  ['bare', 'bare'],
+];
 
-export async function runMemoryPhase(config: BenchConfig, servers: Record<SystemId, ServerProcess>, record: (m: MemoryRecord) => void): Promise<void> {
-  for (const system of SYSTEMS) {
-    const server = servers[system];
+export async function runMemoryPhase(config: BenchConfig, servers: Record<ServerId, ServerProcess>, record: (m: MemoryRecord) => void): Promise<void> {
+  for (const [system, id] of SYSTEMS) {
+    const server = servers[id];
     const before = await readMemory(server.diagnosticsUrl, { gc: true });
     const sent = await runHttpCell({ url: server.url, flow: ABANDONED, connections: 16, amount: config.abandonedFlows, maxSeconds: config.abandonMaxSeconds });
     const after = await readMemory(server.diagnosticsUrl, { gc: true });

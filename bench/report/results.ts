@@ -2,13 +2,18 @@
 
 import type { BenchConfig } from '../config.js';
 import { median } from '../harness/stats.js';
-import type { SystemId } from '../systems.js';
+import type { ServerId, SystemId } from '../systems.js';
 import type { MachineInfo } from './machine.js';
 
 /** One system in one cell of one round. */
 export interface CellRecord {
   workload: string;
+  /** The column the cell belongs to… */
   system: SystemId;
+  /** …and the server process measured for it (HTTP cells). */
+  server?: ServerId;
+  /** Which load generator drove the cell (HTTP cells). */
+  generator?: 'autocannon' | 'wrk';
   round: number;
   /** Requests/s for single-request workloads, exchanges/s for MRTR flows, operations/s for sealing. */
   rate: number;
@@ -23,6 +28,10 @@ export interface CellRecord {
   errorSamples: string[];
   /** Server RSS sampled halfway through the cell. */
   rssBytes?: number;
+  /** CPU the load generator used over the cell, in cores (1 = one core busy all the time). */
+  generatorCpu?: number;
+  /** CPU the server process used over the cell, in cores. */
+  serverCpu?: number;
   /** Size of one sealed state (sealing cells). */
   tokenBytes?: number;
   /** The machine's 1-minute load average when the cell ended: other work on the machine shows here. */
@@ -53,6 +62,10 @@ export interface RunResults {
   loadAverage: { start: number; end: number };
   cells: CellRecord[];
   memory: MemoryRecord[];
+  /** How the load generator and the servers were placed on the cores. */
+  pinning?: string;
+  /** Whether the wrk rows ran (wrk installed). */
+  wrk?: boolean;
 }
 
 export interface Summary {
@@ -63,6 +76,10 @@ export interface Summary {
   exchangeP99: number;
   rssBytes: number;
   tokenBytes: number;
+  generatorCpu: number;
+  serverCpu: number;
+  /** Server CPU seconds per unit of work (request, exchange): what it costs, whether or not the server was the limit. */
+  serverCpuPerUnit: number;
   errors: number;
   rounds: number;
 }
@@ -82,6 +99,9 @@ export function summarize(results: RunResults, workload: string, system: SystemI
     exchangeP99: medianOf(cells, (c) => c.exchangeP99),
     rssBytes: medianOf(cells, (c) => c.rssBytes),
     tokenBytes: medianOf(cells, (c) => c.tokenBytes),
+    generatorCpu: medianOf(cells, (c) => c.generatorCpu),
+    serverCpu: medianOf(cells, (c) => c.serverCpu),
+    serverCpuPerUnit: medianOf(cells, (c) => (c.serverCpu !== undefined && c.rate > 0 ? c.serverCpu / c.rate : undefined)),
     errors: cells.reduce((sum, c) => sum + c.errors, 0),
     rounds: cells.length,
   };

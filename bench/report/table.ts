@@ -3,11 +3,11 @@
  * measured quantity, medians across rounds, then the ratios and the targets.
  */
 
-import { SYSTEM_ORDER, type SystemId } from '../systems.js';
+import { SYSTEM_LABELS, SYSTEM_ORDER, type SystemId } from '../systems.js';
 import { summarize, totalErrors, type RunResults, type Summary } from './results.js';
 import { checkTargets } from './targets.js';
 
-type RowKind = 'rate' | 'latency' | 'exchangeLatency' | 'rss' | 'token';
+type RowKind = 'rate' | 'latency' | 'exchangeLatency' | 'rss' | 'token' | 'cpu' | 'cpuPerUnit';
 
 interface RowSpec {
   label: string;
@@ -35,6 +35,28 @@ const ROWS: readonly RowSpec[] = [
   { label: 'MRTR 1 question c16, server RSS MiB', workload: 'mrtr-confirm-c16', kind: 'rss' },
   { label: 'MRTR 3 rounds + once c16, exchanges/s', workload: 'mrtr-wizard-c16', kind: 'rate' },
   { label: 'MRTR 3 rounds + once c16, exchange p50 / p99 ms', workload: 'mrtr-wizard-c16', kind: 'exchangeLatency' },
+  { label: 'HTTP echo c16, CPU generator / server (autocannon)', workload: 'http-echo-c16', kind: 'cpu' },
+  { label: 'HTTP echo c16, server CPU µs per request', workload: 'http-echo-c16', kind: 'cpuPerUnit' },
+  { label: 'HTTP echo c64, CPU generator / server (autocannon)', workload: 'http-echo-c64', kind: 'cpu' },
+  { label: 'MRTR 1 question c16, CPU generator / server (autocannon)', workload: 'mrtr-confirm-c16', kind: 'cpu' },
+  { label: 'MRTR 1 question c16, server CPU µs per exchange', workload: 'mrtr-confirm-c16', kind: 'cpuPerUnit' },
+  { label: 'MRTR 3 rounds + once c16, CPU generator / server (autocannon)', workload: 'mrtr-wizard-c16', kind: 'cpu' },
+  { label: 'MRTR 3 rounds + once c16, server CPU µs per exchange', workload: 'mrtr-wizard-c16', kind: 'cpuPerUnit' },
+  { label: 'wrk: HTTP echo c16, req/s', workload: 'wrk-echo-c16', kind: 'rate' },
+  { label: 'wrk: HTTP echo c16, p50 / p99 ms', workload: 'wrk-echo-c16', kind: 'latency' },
+  { label: 'wrk: HTTP echo c16, CPU generator / server', workload: 'wrk-echo-c16', kind: 'cpu' },
+  { label: 'wrk: HTTP echo c16, server CPU µs per request', workload: 'wrk-echo-c16', kind: 'cpuPerUnit' },
+  { label: 'wrk: HTTP echo c64, req/s', workload: 'wrk-echo-c64', kind: 'rate' },
+  { label: 'wrk: HTTP echo c64, p50 / p99 ms', workload: 'wrk-echo-c64', kind: 'latency' },
+  { label: 'wrk: HTTP echo c64, CPU generator / server', workload: 'wrk-echo-c64', kind: 'cpu' },
+  { label: 'wrk: MRTR 1 question c16, exchanges/s', workload: 'wrk-mrtr-confirm-c16', kind: 'rate' },
+  { label: 'wrk: MRTR 1 question c16, exchange p50 / p99 ms', workload: 'wrk-mrtr-confirm-c16', kind: 'exchangeLatency' },
+  { label: 'wrk: MRTR 1 question c16, CPU generator / server', workload: 'wrk-mrtr-confirm-c16', kind: 'cpu' },
+  { label: 'wrk: MRTR 1 question c16, server CPU µs per exchange', workload: 'wrk-mrtr-confirm-c16', kind: 'cpuPerUnit' },
+  { label: 'wrk: MRTR 3 rounds + once c16, exchanges/s', workload: 'wrk-mrtr-wizard-c16', kind: 'rate' },
+  { label: 'wrk: MRTR 3 rounds + once c16, exchange p50 / p99 ms', workload: 'wrk-mrtr-wizard-c16', kind: 'exchangeLatency' },
+  { label: 'wrk: MRTR 3 rounds + once c16, CPU generator / server', workload: 'wrk-mrtr-wizard-c16', kind: 'cpu' },
+  { label: 'wrk: MRTR 3 rounds + once c16, server CPU µs per exchange', workload: 'wrk-mrtr-wizard-c16', kind: 'cpuPerUnit' },
   { label: 'HTTP echo + JWT verification c16 (official: bearer middleware), req/s', workload: 'http-echo-jwt-c16', kind: 'rate', columns: JWT_COLUMNS },
   { label: 'HTTP echo + JWT c16, p50 / p99 ms', workload: 'http-echo-jwt-c16', kind: 'latency', columns: JWT_COLUMNS },
   { label: 'HTTP echo + JWT c16, Tessera verifying every request (no token cache), req/s', workload: 'http-echo-jwt-c16', kind: 'rate', columns: JWT_NO_CACHE_COLUMNS },
@@ -49,17 +71,10 @@ const ROWS: readonly RowSpec[] = [
   { label: 'requestState 16 KiB ledger, token bytes', workload: 'seal-16384', kind: 'token' },
 ];
 
-const LABELS: Partial<Record<SystemId, string>> = {
-  tessera: 'Tessera',
-  official: 'Official SDK',
-  officialCodec: 'Official + codec',
-  officialEchoOnly: 'Official, echo only',
-  bare: 'Bare node:http',
-};
-
 const int = (v: number): string => (Number.isNaN(v) ? '–' : Math.round(v).toLocaleString('en-US'));
 const ms = (v: number): string => (Number.isNaN(v) ? '–' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 const mib = (v: number): string => (Number.isNaN(v) ? '–' : (v / 2 ** 20).toFixed(0));
+const cores = (v: number): string => (Number.isNaN(v) ? '–' : `${(v * 100).toFixed(0)}%`);
 
 function cell(summary: Summary | undefined, kind: RowKind): string {
   if (!summary) return '–';
@@ -74,12 +89,16 @@ function cell(summary: Summary | undefined, kind: RowKind): string {
       return mib(summary.rssBytes);
     case 'token':
       return int(summary.tokenBytes);
+    case 'cpu':
+      return `${cores(summary.generatorCpu)} / ${cores(summary.serverCpu)}`;
+    case 'cpuPerUnit':
+      return int(summary.serverCpuPerUnit * 1e6);
   }
 }
 
 /** Tessera over another system: × for rates (higher is better), × of p99 for latency (lower is better). */
 function ratio(tessera: Summary | undefined, other: Summary | undefined, kind: RowKind, asPercent: boolean): string {
-  if (!tessera || !other) return '';
+  if (!tessera || !other || kind === 'cpu') return '';
   const [t, o] =
     kind === 'rate'
       ? [tessera.rate, other.rate]
@@ -89,7 +108,9 @@ function ratio(tessera: Summary | undefined, other: Summary | undefined, kind: R
           ? [tessera.exchangeP99, other.exchangeP99]
           : kind === 'rss'
             ? [tessera.rssBytes, other.rssBytes]
-            : [tessera.tokenBytes, other.tokenBytes];
+            : kind === 'cpuPerUnit'
+              ? [tessera.serverCpuPerUnit, other.serverCpuPerUnit]
+              : [tessera.tokenBytes, other.tokenBytes];
   const value = t / o;
   if (!Number.isFinite(value)) return '';
   if (asPercent) return `${(value * 100).toFixed(0)}%`;
@@ -129,7 +150,7 @@ function tracingTable(results: RunResults): string | undefined {
 }
 
 export function renderReport(results: RunResults): string {
-  const header = ['Workload (median of rounds)', ...SYSTEM_ORDER.map((s) => LABELS[s]!), 'T / official', 'T / official+codec', 'T / bare', 'errors T/O/OC/OE/B'];
+  const header = ['Workload (median of rounds)', ...SYSTEM_ORDER.map((s) => SYSTEM_LABELS[s]), 'T / official at best', 'T / official 50 tools', 'T / official unprotected', 'T / bare', 'errors T/O/O50/OU/B'];
   const rows = ROWS.filter((row) => results.cells.some((c) => c.workload === row.workload)).map((row) => {
     const byLatency = row.kind === 'latency' || row.kind === 'exchangeLatency';
     const s = Object.fromEntries(SYSTEM_ORDER.map((system) => [system, summarize(results, row.workload, row.columns?.[system] ?? system)])) as Record<SystemId, Summary | undefined>;
@@ -137,7 +158,8 @@ export function renderReport(results: RunResults): string {
       row.label,
       ...SYSTEM_ORDER.map((system) => cell(s[system], row.kind)),
       ratio(s.tessera, s.official, row.kind, false),
-      ratio(s.tessera, s.officialCodec, row.kind, false),
+      ratio(s.tessera, s.official50, row.kind, false),
+      ratio(s.tessera, s.officialPlain, row.kind, false),
       ratio(s.tessera, s.bare, row.kind, !byLatency && row.kind === 'rate'),
       row.kind === 'rate' ? errors(results, row) : '',
     ];
@@ -154,6 +176,7 @@ export function renderReport(results: RunResults): string {
       '',
       '',
       '',
+      '',
       SYSTEM_ORDER.map((system) => String(bySystem.get(system)?.errors ?? '–')).join('/'),
     ]);
   }
@@ -165,6 +188,8 @@ export function renderReport(results: RunResults): string {
     `Mode: ${config.mode} · ${config.rounds} interleaved round(s) · HTTP cells ${config.httpSeconds} s, stdio cells ${config.stdioSeconds} s, ` +
       `seal cells ${config.sealSeconds} s · official SDK responseMode "${results.officialResponseMode}" · wall time ${results.wallSeconds.toFixed(0)} s · ` +
       `1-min load average ${results.loadAverage.start.toFixed(2)} at start, ${results.loadAverage.end.toFixed(2)} at end`,
+    `Placement: ${results.pinning ?? 'not recorded'} · wrk rows: ${results.wrk === false ? 'skipped (wrk not installed)' : 'yes'} · CPU rows: load generator / server, in % of one core; ` +
+      'server CPU per request or exchange (µs) is what the server spent on each, whatever else limited the rate',
     '',
     markdownTable(header, rows),
     '',
@@ -172,7 +197,7 @@ export function renderReport(results: RunResults): string {
     '',
     ...(tracing ? [tracing, '', 'Tessera + tracing: the OpenTelemetry SDK installed in the server (every request traced, in-memory span and metric exporters, W3C propagator, AsyncLocalStorage context manager; bench/servers/telemetry-sdk.ts). The load carries no traceparent, so each server span is a root.', ''] : []),
     markdownTable(
-      ['Target (issues 7 and 13)', 'Measured', 'Met'],
+      ['Target (issues 7, 13 and 15)', 'Measured', 'Met'],
       checkTargets(results).map((t) => [t.target, t.measured, t.met === undefined ? '–' : t.met ? 'yes' : 'no']),
     ),
   ];

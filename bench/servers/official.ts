@@ -9,12 +9,15 @@
  * remember the step (and the `once` result) in `requestState`.
  *
  *   --state plain   requestState is plain JSON, unprotected (the SDK default)
- *   --state codec   createRequestStateCodec: HMAC-SHA256 signed (not encrypted), bound to the
- *                   method; the tool name and arguments ride in the payload and are compared
+ *   --state codec   createRequestStateCodec (created once per process): HMAC-SHA256 signed (not
+ *                   encrypted); the tool name and arguments ride in the payload and are compared
  *                   by hand, the nearest the SDK gets to Tessera's sealed claims
+ *   --bind          also give the codec a `bind` on the method (a second HMAC per mint and per
+ *                   verify; redundant here, since the handler compares tool and arguments)
  *   --response-mode json|auto   createMcpHandler's responseMode (default json)
- *   --echo-only     register only `echo` (a reference point: the factory registers every
- *                   tool on every request, so the catalogue's 53 tools cost on every call)
+ *   --tools LIST    register only these tools (comma-separated: echo, confirm, wizard, lookup for
+ *                   the 47 fillers; default all). The factory registers every tool on every
+ *                   request, so the SDK at its best registers only what the workload calls
  *   --auth          every request needs a JWT access token from $BENCH_AUTH_ISSUER with scope
  *                   mcp:read: the SDK's requireBearerAuth gate (expectedResource, requiredScopes)
  *                   with a verifier on jose (remote key set, issuer, audience, typ at+jwt), the
@@ -70,13 +73,17 @@ const { values } = parseArgs({
     stdio: { type: 'boolean', default: false },
     state: { type: 'string', default: 'plain' },
     'response-mode': { type: 'string', default: 'json' },
-    'echo-only': { type: 'boolean', default: false },
+    tools: { type: 'string', default: 'echo,confirm,wizard,lookup' },
     auth: { type: 'boolean', default: false },
+    bind: { type: 'boolean', default: false },
   },
 });
 if (values.state !== 'plain' && values.state !== 'codec') throw new Error('--state must be plain or codec');
 const responseMode = values['response-mode'];
 if (responseMode !== 'json' && responseMode !== 'auto') throw new Error('--response-mode must be json or auto');
+const TOOL_GROUPS = ['echo', 'confirm', 'wizard', 'lookup'] as const;
+const tools = new Set(values.tools.split(','));
+for (const tool of tools) if (!(TOOL_GROUPS as readonly string[]).includes(tool)) throw new Error(`--tools: unknown tool '${tool}' (one of ${TOOL_GROUPS.join(', ')})`);
 
 // Schemas at module scope: the factory runs on every request and should only register.
 const EchoInput = z.object({ text: z.string() });
@@ -114,11 +121,11 @@ const plainJson: FlowStateCodec = {
   },
 };
 
-const codec = createRequestStateCodec<FlowState>({ key: randomBytes(32), bind: (ctx) => ctx.mcpReq.method });
+const codec = createRequestStateCodec<FlowState>({ key: randomBytes(32), ...(values.bind ? { bind: (ctx: ServerContext) => ctx.mcpReq.method } : {}) });
 const signedJson: FlowStateCodec = {
   mint: (state, ctx) => codec.mint(state, ctx),
   read(ctx, tool, args) {
-    // The seam has already verified the MAC, expiry and method binding; the rest is the author's job.
+    // The seam has already verified the MAC and expiry (and the method with --bind); the rest is the author's job.
     const state = ctx.mcpReq.requestState<FlowState>();
     if (state !== undefined && (state.tool !== tool || state.args !== JSON.stringify(args))) {
       throw new Error('requestState was issued for another call');
@@ -177,11 +184,10 @@ function makeServer(): McpServer {
     { name: 'official-bench', version: SERVER_VERSION },
     { capabilities: { tools: {} }, ...(values.state === 'codec' ? { requestState: { verify: codec.verify } } : {}) },
   );
-  server.registerTool(ECHO_TOOL, { description: 'Returns its text', inputSchema: EchoInput }, ({ text: value }) => text(value));
-  if (values['echo-only']) return server;
-  server.registerTool(CONFIRM_TOOL, { description: 'Asks for approval once, then answers', inputSchema: ConfirmInput }, confirm);
-  server.registerTool(WIZARD_TOOL, { description: 'Asks a name, reserves once, asks a colour', inputSchema: WizardInput }, wizard);
-  for (const filler of FILLER_TOOLS) {
+  if (tools.has('echo')) server.registerTool(ECHO_TOOL, { description: 'Returns its text', inputSchema: EchoInput }, ({ text: value }) => text(value));
+  if (tools.has('confirm')) server.registerTool(CONFIRM_TOOL, { description: 'Asks for approval once, then answers', inputSchema: ConfirmInput }, confirm);
+  if (tools.has('wizard')) server.registerTool(WIZARD_TOOL, { description: 'Asks a name, reserves once, asks a colour', inputSchema: WizardInput }, wizard);
+  if (tools.has('lookup')) for (const filler of FILLER_TOOLS) {
     server.registerTool(filler.name, { description: filler.description, inputSchema: FillerInput }, ({ query }) =>
       text(`No records match ${query}.`),
     );

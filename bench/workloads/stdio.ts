@@ -1,7 +1,8 @@
 /**
  * stdio round trips, each SDK with its own client: Tessera's Client spawning
  * the Tessera server, the official Client (pinned to 2026-07-28) spawning the
- * official server. A cell keeps `inFlight` echo calls outstanding for a fixed
+ * official server with only `echo` registered (the SDK at its best; Tessera
+ * serves its whole catalogue). Servers run on the servers' core where pinning is on. A cell keeps `inFlight` echo calls outstanding for a fixed
  * time and checks every result.
  */
 
@@ -10,6 +11,7 @@ import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcont
 import { Client } from 'tessera-mcp/client';
 import { StdioClientTransport } from 'tessera-mcp/stdio';
 import type { CellResult } from '../harness/http-cell.js';
+import { onServerCore } from '../harness/pinning.js';
 import { stopPid, track, untrack } from '../harness/processes.js';
 import { LatencyRecorder } from '../harness/stats.js';
 import { ECHO_TEXT, ECHO_TOOL } from '../tools/catalog.js';
@@ -30,7 +32,7 @@ function checkEcho(result: { content?: unknown; isError?: unknown }): string | u
 }
 
 export async function connectTessera(serverScript: string): Promise<StdioSubject> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [serverScript, '--stdio'], stderr: 'inherit' });
+  const transport = new StdioClientTransport({ ...onServerCore(process.execPath, [serverScript, '--stdio']), stderr: 'inherit' });
   const pid = transport.process.pid;
   track(pid);
   const client = await new Client(CLIENT_INFO).connect(transport);
@@ -46,7 +48,8 @@ export async function connectTessera(serverScript: string): Promise<StdioSubject
 
 export async function connectOfficial(serverScript: string): Promise<StdioSubject> {
   const client = new OfficialClient(CLIENT_INFO, { capabilities: {}, versionNegotiation: { mode: { pin: PROTOCOL_VERSION } } });
-  const transport = new OfficialStdioClientTransport({ command: process.execPath, args: [serverScript, '--stdio'], stderr: 'inherit' });
+  // The SDK at its best: only the tool the cells call.
+  const transport = new OfficialStdioClientTransport({ ...onServerCore(process.execPath, [serverScript, '--stdio', '--tools', 'echo']), stderr: 'inherit' });
   await client.connect(transport);
   const pid = transport.pid;
   track(pid);

@@ -1,59 +1,36 @@
 /**
- * Sealing `requestState`: AES-256-GCM over a JSON payload that carries the
- * flow's data and the claims it is bound to. The client only ever sees
+ * Sealing `requestState`: AES-256-GCM over a compact binary head (expiry and
+ * the claims the state is bound to, see state-layout.ts) and the flow's data
+ * as JSON. The client only ever sees
  *
- *     t1.<key id>.<base64url(iv ‖ ciphertext ‖ tag)>
+ *     t2.<key id>.<base64url(iv ‖ ciphertext ‖ tag)>
  *
  * with the version and key id as associated data. On a retry every claim is
  * checked: expiry, method, target, a digest of the arguments, principal and
  * audience. A failure reports its precise reason to the caller (for the server
- * log); the client only ever gets one fixed error.
+ * log); the client only ever gets one fixed error. t1 states (JSON inside,
+ * about a third larger) are still opened until they expire, never sealed.
  */
 
 import { platformCrypto, type CryptoPort } from '../platform/crypto.js';
 import type { KeyRing } from './keyring.js';
+import { checkV1Payload } from './sealed-state-v1.js';
+import type { OpenResult, StateClaims } from './state-claims.js';
+import {
+  argsField,
+  audienceField,
+  decodeHead,
+  encodeHead,
+  fieldText,
+  ledgerText,
+  methodField,
+  principalField,
+  sameBytes,
+  targetField,
+  type ClaimFields,
+} from './state-layout.js';
 
-/** What a state is bound to: the request it was issued for and who made it. */
-export interface StateClaims {
-  method: string;
-  /** Tool name, prompt name or resource URI. */
-  target: string;
-  /** Digest of the request's arguments. */
-  args: string;
-  /** The authenticated principal; '' when anonymous. */
-  principal: string;
-  /** The server (or cluster) the state was issued by. */
-  audience: string;
-}
-
-interface Payload<D> {
-  v: 1;
-  iat: number;
-  exp: number;
-  mth: string;
-  tgt: string;
-  arg: string;
-  sub: string;
-  aud: string;
-  d: D;
-}
-
-export interface OpenedState<D> {
-  data: D;
-  /** Unique per sealing (the IV), for single-use redemption. */
-  id: string;
-  expiresAt: number;
-}
-
-/**
- * Why a state was refused, in one word (for metrics and the request log; the
- * client never sees it): not a state of ours at all, too large, under a key
- * this server does not hold, failing authentication, expired, bound to
- * another server, principal, method, target or arguments, or already redeemed.
- */
-export type StateRejection = 'malformed' | 'too_large' | 'unknown_key' | 'forged' | 'expired' | 'audience' | 'principal' | 'method' | 'target' | 'arguments' | 'redeemed';
-
-export type OpenResult<D> = { ok: true; state: OpenedState<D> } | { ok: false; reason: string; rejection: StateRejection };
+export type { OpenedState, OpenResult, StateClaims, StateRejection } from './state-claims.js';
 
 export class StateTooLargeError extends Error {
   constructor(
@@ -80,10 +57,22 @@ export interface SealerOptions {
   crypto?: CryptoPort;
 }
 
-const VERSION = 't1';
+const VERSION = 't2';
+const LEGACY_VERSION = 't1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const encoder = new TextEncoder();
+/** Per-value field caches stay this small: tool names, methods and audiences repeat; a flood of new ones is not cached. */
+const CACHE_LIMIT = 256;
+
+function cached<V>(cache: Map<string, V>, key: string, make: () => V): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    if (cache.size < CACHE_LIMIT) cache.set(key, value);
+  }
+  return value;
+}
 
 /**
  * Random IVs drawn from a pool filled 512 at a time: one call into the system
@@ -127,8 +116,12 @@ export class StateSealer {
   private readonly clock: () => number;
   private readonly crypto: CryptoPort;
   private readonly ivs: IvPool;
-  /** The associated data (`t1.<key id>`) of each key, encoded once. */
+  /** The associated data (`t2.<key id>`, or t1 for old states) of each key, encoded once. */
   private readonly headers = new Map<string, Uint8Array>();
+  private readonly methods = new Map<string, Uint8Array>();
+  private readonly targets = new Map<string, Uint8Array>();
+  private readonly principals = new Map<string, Promise<Uint8Array>>();
+  private readonly audiences = new Map<string, Promise<Uint8Array>>();
 
   constructor(options: SealerOptions) {
     this.keys = options.keys;
@@ -139,30 +132,34 @@ export class StateSealer {
     this.ivs = new IvPool(this.crypto);
   }
 
-  private header(keyId: string): Uint8Array {
-    let header = this.headers.get(keyId);
+  private header(version: string, keyId: string): Uint8Array {
+    const text = `${version}.${keyId}`;
+    let header = this.headers.get(text);
     if (!header) {
-      header = encoder.encode(`${VERSION}.${keyId}`);
-      this.headers.set(keyId, header);
+      header = encoder.encode(text);
+      this.headers.set(text, header);
     }
     return header;
   }
 
+  /** The claims as head fields; the hashes of principal and audience are remembered, not recomputed per request. */
+  private async fields(claims: StateClaims): Promise<ClaimFields> {
+    const crypto = this.crypto;
+    return {
+      method: cached(this.methods, claims.method, () => methodField(claims.method)),
+      target: cached(this.targets, claims.target, () => targetField(claims.target)),
+      args: argsField(claims.args, crypto),
+      principal: await cached(this.principals, claims.principal, () => principalField(claims.principal, crypto)),
+      audience: await cached(this.audiences, claims.audience, () => audienceField(claims.audience, crypto)),
+    };
+  }
+
   async seal<D>(claims: StateClaims, data: D): Promise<string> {
     const key = this.keys.sealing;
-    const now = this.clock();
-    const payload: Payload<D> = {
-      v: 1,
-      iat: now,
-      exp: now + this.ttlMs,
-      mth: claims.method,
-      tgt: claims.target,
-      arg: claims.args,
-      sub: claims.principal,
-      aud: claims.audience,
-      d: data,
-    };
-    const body = await this.crypto.aesGcmSealText(key.secret, this.ivs.next(), this.header(key.id), JSON.stringify(payload));
+    const head = encodeHead(this.clock() + this.ttlMs, await this.fields(claims));
+    // undefined seals as no ledger at all, and opens as undefined again.
+    const ledger = data === undefined ? '' : JSON.stringify(data);
+    const body = await this.crypto.aesGcmSeal(key.secret, this.ivs.next(), this.header(VERSION, key.id), head, ledger);
     const token = `${VERSION}.${key.id}.${body}`;
     if (token.length > this.maxBytes) throw new StateTooLargeError(token.length, this.maxBytes);
     return token;
@@ -172,8 +169,8 @@ export class StateSealer {
     if (typeof token !== 'string') return { ok: false, reason: 'requestState is not a string', rejection: 'malformed' };
     if (token.length > this.maxBytes) return { ok: false, reason: `requestState is ${token.length} bytes, over the ${this.maxBytes}-byte limit`, rejection: 'too_large' };
     const [version, keyId, encoded, extra] = token.split('.');
-    if (version !== VERSION || keyId === undefined || encoded === undefined || extra !== undefined) {
-      return { ok: false, reason: 'requestState is not in the t1 format', rejection: 'malformed' };
+    if ((version !== VERSION && version !== LEGACY_VERSION) || keyId === undefined || encoded === undefined || extra !== undefined) {
+      return { ok: false, reason: 'requestState is not in the t2 format', rejection: 'malformed' };
     }
     const key = this.keys.find(keyId);
     if (!key) return { ok: false, reason: `requestState was sealed with unknown or retired key "${keyId}"`, rejection: 'unknown_key' };
@@ -183,22 +180,31 @@ export class StateSealer {
     const body = this.crypto.base64urlDecode(encoded);
     if (body.length < IV_BYTES + TAG_BYTES + 2) return { ok: false, reason: 'requestState is truncated', rejection: 'forged' };
     const iv = body.subarray(0, IV_BYTES);
-    const plain = await this.crypto.aesGcmOpenText(key.secret, iv, this.header(keyId), body.subarray(IV_BYTES));
-    if (plain === undefined) return { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)', rejection: 'forged' };
-    let payload: Payload<D>;
-    try {
-      payload = JSON.parse(plain) as Payload<D>;
-    } catch {
-      return { ok: false, reason: 'requestState payload is not JSON', rejection: 'malformed' };
+    const aad = this.header(version, keyId);
+    const forged: OpenResult<D> = { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)', rejection: 'forged' };
+    if (version === LEGACY_VERSION) {
+      const plain = await this.crypto.aesGcmOpenText(key.secret, iv, aad, body.subarray(IV_BYTES));
+      return plain === undefined ? forged : checkV1Payload<D>(plain, claims, this.clock(), this.crypto.base64urlEncode(iv));
     }
-    if (payload.v !== 1) return { ok: false, reason: `requestState payload version ${String(payload.v)} is unknown`, rejection: 'malformed' };
+    const plain = await this.crypto.aesGcmOpen(key.secret, iv, aad, body.subarray(IV_BYTES));
+    if (plain === undefined) return forged;
+    const head = decodeHead(plain);
+    if (!head || head.flags !== 0) return { ok: false, reason: 'requestState head is malformed', rejection: 'malformed' };
     const now = this.clock();
-    if (!(now < payload.exp)) return { ok: false, reason: `requestState expired ${now - payload.exp} ms ago`, rejection: 'expired' };
-    if (payload.aud !== claims.audience) return { ok: false, reason: `requestState was issued by server "${payload.aud}", not "${claims.audience}"`, rejection: 'audience' };
-    if (payload.sub !== claims.principal) return { ok: false, reason: 'requestState was issued to another principal', rejection: 'principal' };
-    if (payload.mth !== claims.method) return { ok: false, reason: `requestState was issued for ${payload.mth}, not ${claims.method}`, rejection: 'method' };
-    if (payload.tgt !== claims.target) return { ok: false, reason: `requestState was issued for "${payload.tgt}", not "${claims.target}"`, rejection: 'target' };
-    if (payload.arg !== claims.args) return { ok: false, reason: 'requestState was issued for other arguments', rejection: 'arguments' };
-    return { ok: true, state: { data: payload.d, id: this.crypto.base64urlEncode(iv), expiresAt: payload.exp } };
+    if (!(now < head.expiresAt)) return { ok: false, reason: `requestState expired ${now - head.expiresAt} ms ago`, rejection: 'expired' };
+    const expected = await this.fields(claims);
+    const got = head.fields;
+    if (!sameBytes(got.audience, expected.audience)) return { ok: false, reason: `requestState was issued by another server, not "${claims.audience}"`, rejection: 'audience' };
+    if (!sameBytes(got.principal, expected.principal)) return { ok: false, reason: 'requestState was issued to another principal', rejection: 'principal' };
+    if (!sameBytes(got.method, expected.method)) return { ok: false, reason: `requestState was issued for ${fieldText(got.method, 'method')}, not ${claims.method}`, rejection: 'method' };
+    if (!sameBytes(got.target, expected.target)) return { ok: false, reason: `requestState was issued for "${fieldText(got.target, 'target')}", not "${claims.target}"`, rejection: 'target' };
+    if (!sameBytes(got.args, expected.args)) return { ok: false, reason: 'requestState was issued for other arguments', rejection: 'arguments' };
+    let data: D;
+    try {
+      data = (head.ledgerStart === plain.length ? undefined : JSON.parse(ledgerText(plain, head.ledgerStart))) as D;
+    } catch {
+      return { ok: false, reason: 'requestState ledger is not JSON', rejection: 'malformed' };
+    }
+    return { ok: true, state: { data, id: this.crypto.base64urlEncode(iv), expiresAt: head.expiresAt } };
   }
 }

@@ -18,9 +18,13 @@ interface GcmCipher {
 }
 
 export interface NodeCryptoModule {
-  createCipheriv(algorithm: 'aes-256-gcm', key: Uint8Array, iv: Uint8Array): GcmCipher & { update(text: string, encoding: 'utf8'): NodeBytes; getAuthTag(): NodeBytes };
+  createCipheriv(
+    algorithm: 'aes-256-gcm',
+    key: Uint8Array,
+    iv: Uint8Array,
+  ): GcmCipher & { update(text: string, encoding: 'utf8'): NodeBytes; update(data: Uint8Array): NodeBytes; getAuthTag(): NodeBytes };
   createDecipheriv(algorithm: 'aes-256-gcm', key: Uint8Array, iv: Uint8Array): GcmCipher & { update(data: Uint8Array): NodeBytes; setAuthTag(tag: Uint8Array): unknown };
-  createHash(algorithm: 'sha256'): { update(text: string, encoding: 'utf8'): { digest(encoding: 'base64url'): string } };
+  createHash(algorithm: 'sha256'): { update(text: string, encoding: 'utf8'): { digest(encoding: 'base64url'): string; digest(): NodeBytes } };
   randomFillSync<T extends Uint8Array>(buffer: T): T;
 }
 
@@ -38,6 +42,7 @@ export function nodeCryptoPort(crypto: NodeCryptoModule, Buffer: NodeBufferClass
     name: 'node',
     randomBytes: (length) => crypto.randomFillSync(new Uint8Array(length)),
     sha256Base64url: (text) => Promise.resolve(crypto.createHash('sha256').update(text, 'utf8').digest('base64url')),
+    sha256: (text) => Promise.resolve(crypto.createHash('sha256').update(text, 'utf8').digest()),
     aesGcmSealText(key, iv, aad, plaintext) {
       const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(aad);
@@ -50,6 +55,25 @@ export function nodeCryptoPort(crypto: NodeCryptoModule, Buffer: NodeBufferClass
         decipher.setAAD(aad);
         decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
         return Promise.resolve(Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8'));
+      } catch {
+        return Promise.resolve(undefined);
+      }
+    },
+    aesGcmSeal(key, iv, aad, head, text) {
+      const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(aad);
+      // Two updates, no concatenation of the plaintext: the text is encoded straight into the cipher.
+      return Promise.resolve(Buffer.concat([iv, cipher.update(head), cipher.update(text, 'utf8'), cipher.final(), cipher.getAuthTag()]).toString('base64url'));
+    },
+    aesGcmOpen(key, iv, aad, sealed) {
+      if (sealed.length < TAG_BYTES) return Promise.resolve(undefined);
+      try {
+        const decipher = crypto.createDecipheriv('aes-256-gcm', key, iv);
+        decipher.setAAD(aad);
+        decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
+        const plain = decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES));
+        decipher.final();
+        return Promise.resolve(plain);
       } catch {
         return Promise.resolve(undefined);
       }

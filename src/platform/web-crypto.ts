@@ -34,6 +34,7 @@ export function webCryptoPort(): CryptoPort {
     name: 'webcrypto',
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
     sha256Base64url: async (text) => encodeBase64url(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)))),
+    sha256: async (text) => new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text))),
     async aesGcmSealText(key, iv, aad, plaintext) {
       const sealed = new Uint8Array(await crypto.subtle.encrypt(gcm(iv, aad), await keyFor(key), encoder.encode(plaintext)));
       const body = new Uint8Array(iv.length + sealed.length);
@@ -44,6 +45,23 @@ export function webCryptoPort(): CryptoPort {
     async aesGcmOpenText(key, iv, aad, sealed) {
       try {
         return decoder.decode(await crypto.subtle.decrypt(gcm(iv, aad), await keyFor(key), own(sealed)));
+      } catch {
+        return undefined;
+      }
+    },
+    async aesGcmSeal(key, iv, aad, head, text) {
+      const plain = new Uint8Array(head.length + text.length * 3);
+      plain.set(head);
+      const { written } = encoder.encodeInto(text, plain.subarray(head.length));
+      const sealed = new Uint8Array(await crypto.subtle.encrypt(gcm(iv, aad), await keyFor(key), plain.subarray(0, head.length + written)));
+      const body = new Uint8Array(iv.length + sealed.length);
+      body.set(iv);
+      body.set(sealed, iv.length);
+      return encodeBase64url(body);
+    },
+    async aesGcmOpen(key, iv, aad, sealed) {
+      try {
+        return new Uint8Array(await crypto.subtle.decrypt(gcm(iv, aad), await keyFor(key), own(sealed)));
       } catch {
         return undefined;
       }

@@ -16,7 +16,7 @@ const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 /** `state` with one character of its sealed body changed (at `at`, counted from the body's start; default its middle). */
 export function tamper(state: string, at?: number): string {
   const body = state.lastIndexOf('.') + 1;
-  if (body === 0 || body >= state.length) throw new TypeError('tamper() needs a sealed requestState (t1.<key id>.<body>)');
+  if (body === 0 || body >= state.length) throw new TypeError('tamper() needs a sealed requestState (t2.<key id>.<body>)');
   const index = body + (at ?? Math.floor((state.length - body) / 2));
   if (index >= state.length) throw new RangeError(`tamper(): position ${at} is past the body's ${state.length - body} characters`);
   const was = state[index]!;

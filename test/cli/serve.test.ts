@@ -37,7 +37,7 @@ server.tool('hello', {}, async (_args, ctx) => {
 `,
 );
 
-/** The state key id inside a sealed requestState (t1.<key id>.…). */
+/** The state key id inside a sealed requestState (t2.<key id>.…). */
 async function sealingKeyId(url: string): Promise<string | undefined> {
   const client = new Client({ name: 'key-probe', version: '0' }, { elicitation: { form: async () => ({ action: 'cancel' }) } });
   await client.connect(url);

@@ -207,7 +207,7 @@ afterAll(async () => {
 describe('tampering with a real requestState', () => {
   it('the untouched state is accepted (control for everything below)', async () => {
     const state = await firstState(A.url, 'tools/call', VAULT, 'alice');
-    expect(state.startsWith('t1.ka.'), state).toBe(true);
+    expect(state.startsWith('t2.ka.'), state).toBe(true);
     const result = expectAccepted(await retry(A.url, 'tools/call', VAULT, state, 'alice'), 'valid retry');
     expect(textOf(result)).toBe('moved from acc-1');
   });
@@ -229,8 +229,8 @@ describe('tampering with a real requestState', () => {
 
   it('every other character at the version, key id and separator positions is rejected', async () => {
     const state = await firstState(A.url, 'tools/call', VAULT, 'alice');
-    const header = state.slice(0, state.indexOf('.', 3) + 1); // "t1.ka."
-    expect(header).toBe('t1.ka.');
+    const header = state.slice(0, state.indexOf('.', 3) + 1); // "t2.ka."
+    expect(header).toBe('t2.ka.');
     const variants: string[] = [];
     for (let i = 0; i < header.length; i++) {
       for (const char of `${B64URL}.`) if (char !== state[i]) variants.push(replaceAt(state, i, char));
@@ -243,7 +243,7 @@ describe('tampering with a real requestState', () => {
 
   it('naming another key of the same ring in the header is rejected (the key id is authenticated)', async () => {
     const state = await firstState(A.url, 'tools/call', VAULT, 'alice');
-    const swapped = state.replace(/^t1\.ka\./, 't1.kb.');
+    const swapped = state.replace(/^t2\.ka\./, 't2.kb.');
     expect(swapped).not.toBe(state);
     const before = { ...A.counters };
     expectRejected(await retry(A.url, 'tools/call', VAULT, swapped, 'alice'), 'key id swapped');
@@ -261,11 +261,11 @@ describe('tampering with a real requestState', () => {
   });
 
   it('a re-encoded state (the same bytes in a non-canonical base64url form) is rejected (checklist 58)', async () => {
-    // Pick arguments whose sealed body leaves unused bits in its last character.
+    // Pick a ledger whose sealed body leaves unused bits in its last character (arguments are a fixed-size digest in t2).
     let state = '';
     let params: Record<string, unknown> = {};
-    for (const account of ['a', 'ab', 'abc', 'abcd']) {
-      params = { name: 'vault', arguments: { account } };
+    for (const size of [1, 2, 3, 4]) {
+      params = { name: 'hoard', arguments: { size } };
       state = await firstState(A.url, 'tools/call', params, 'alice');
       if (state.split('.')[2]!.length % 4 !== 0) break;
     }
@@ -385,7 +385,7 @@ describe('key rotation', () => {
     const original = await instance('rotating', { keys: KEY_OLD });
     const port = original.http.port;
     const oldState = await firstState(original.url, 'tools/call', { name: 'two_step', arguments: { account: 'r' } }, 'alice');
-    expect(oldState.startsWith('t1.old.')).toBe(true);
+    expect(oldState.startsWith('t2.old.')).toBe(true);
     await stop(original);
 
     // Restarted on the same port with a ring that no longer holds "old".
@@ -401,7 +401,7 @@ describe('key rotation', () => {
     const round2 = expectAccepted(await retry(rotated.url, 'tools/call', params, oldState, 'alice'), 'old state after rotation');
     expect(round2.resultType).toBe('input_required');
     const newState = round2.requestState as string;
-    expect(newState.startsWith('t1.new.'), newState).toBe(true);
+    expect(newState.startsWith('t2.new.'), newState).toBe(true);
     await stop(rotated);
 
     // Once the old key is retired, the newly sealed state still works.
@@ -417,7 +417,7 @@ describe('key rotation', () => {
 
 describe('size budget', () => {
   it('an oversized incoming state is rejected (default budget 64 KiB) without running the handler', async () => {
-    const forged = `t1.ka.${'A'.repeat(64 * 1024)}`;
+    const forged = `t2.ka.${'A'.repeat(64 * 1024)}`;
     const before = { ...A.counters };
     expectRejected(await retry(A.url, 'tools/call', VAULT, forged, 'alice'), 'oversized forged state');
     expect(A.counters).toEqual(before);
@@ -511,7 +511,7 @@ describe('what the client sees vs what the log gets', () => {
     await attempt('arguments', A, () => retry(A.url, 'tools/call', { name: 'vault', arguments: { account: 'x' } }, state, 'alice'));
     await attempt('method', A, () => retry(A.url, 'prompts/get', VAULT, state, 'alice'));
     await attempt('audience', foreign, () => retry(foreign.url, 'tools/call', VAULT, state, 'alice'));
-    await attempt('unknown key', A, () => retry(A.url, 'tools/call', VAULT, state.replace('t1.ka.', 't1.zz.'), 'alice'));
+    await attempt('unknown key', A, () => retry(A.url, 'tools/call', VAULT, state.replace('t2.ka.', 't2.zz.'), 'alice'));
     now = T0 + TEN_MINUTES + 1;
     await attempt('expired', A, () => retry(A.url, 'tools/call', VAULT, state, 'alice'));
     await stop(foreign);
