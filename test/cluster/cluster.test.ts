@@ -20,7 +20,7 @@
  */
 
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/ports.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as OfficialClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { generateStateKey } from 'tessera-mcp';
@@ -63,14 +63,6 @@ interface Instance {
 let redis: RedisServer;
 let nginx: Nginx;
 const instances: Instance[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** One instance, as the recipe runs it: `tessera serve <module> --port <port> --redis <url> --keys <keys> --log json`. */
 async function startInstance(name: string, port: number): Promise<Instance> {

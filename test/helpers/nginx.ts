@@ -8,7 +8,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { accepting as listening } from './ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forgetPid, ROOT, stopPid, trackPid } from './child-processes.js';
@@ -32,17 +32,6 @@ export interface Nginx {
   /** The error log so far (for failure messages). */
   errorLog(): string;
   stop(): Promise<void>;
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('error', () => resolve(false));
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-  });
 }
 
 /** The template with the listen port and the instances' ports in place. */

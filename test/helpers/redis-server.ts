@@ -5,7 +5,8 @@
  */
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from './ports.js';
 import { forgetPid, stopPid, trackPid } from './child-processes.js';
 
 export interface RedisServer {
@@ -19,16 +20,6 @@ export interface RedisServer {
 
 function existsOnPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 function answersPing(port: number): Promise<boolean> {
