@@ -1,8 +1,9 @@
 /**
- * `npm run bench:profile [-- --seconds N] [-- --workload http-echo-c16]`
+ * `npm run bench:profile [-- --seconds N] [-- --workload http-echo-c16] [-- --traced]`
  *
  * CPU profile of the Tessera server under one HTTP workload (default: echo
- * at concurrency 16): the server runs under `node --cpu-prof`, gets a
+ * at concurrency 16; `--traced`: with the OpenTelemetry SDK installed): the
+ * server runs under `node --cpu-prof`, gets a
  * warm-up and then N seconds of load, exits on SIGTERM (which writes the
  * profile), and the self-time summary goes to stdout and next to the profile
  * in bench/results/profile/.
@@ -19,7 +20,7 @@ import { HTTP_SERVERS } from './systems.js';
 import { HTTP_WORKLOADS } from './workloads/http-workloads.js';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '15' }, warmup: { type: 'string', default: '3' }, workload: { type: 'string', default: 'http-echo-c16' } },
+  options: { seconds: { type: 'string', default: '15' }, warmup: { type: 'string', default: '3' }, workload: { type: 'string', default: 'http-echo-c16' }, traced: { type: 'boolean', default: false } },
 });
 const workload = HTTP_WORKLOADS.find((w) => w.id === values.workload && w.generator !== 'wrk');
 if (!workload) throw new Error(`--workload is one of ${HTTP_WORKLOADS.map((w) => w.id).join(', ')}`);
@@ -29,7 +30,8 @@ rmSync(PROFILE_DIR, { recursive: true, force: true });
 mkdirSync(PROFILE_DIR, { recursive: true });
 
 stopAllOnExit();
-const system = HTTP_SERVERS.tessera;
+// --traced: the same server with the OpenTelemetry SDK installed (the tracing overhead rows).
+const system = values.traced ? HTTP_SERVERS.tesseraTraced : HTTP_SERVERS.tessera;
 const server = await startServer({ name: system.label, script: system.script, args: system.args, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] });
 try {
   log(`profiling ${system.label} (pid ${server.pid}) under ${workload.id}: ${values.warmup} s warm-up, ${values.seconds} s load`);
@@ -44,6 +46,6 @@ try {
 const profiles = readdirSync(PROFILE_DIR).filter((name) => name.endsWith('.cpuprofile'));
 const newest = profiles.map((name) => `${PROFILE_DIR}${name}`).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
 if (!newest) throw new Error(`no .cpuprofile was written to ${PROFILE_DIR}`);
-const report = renderProfileSummary(summarizeCpuProfile(newest), `Tessera server, ${workload.label} (${newest})`);
+const report = renderProfileSummary(summarizeCpuProfile(newest), `${system.label} server, ${workload.label} (${newest})`);
 writeFileSync(`${PROFILE_DIR}summary.md`, `${report}\n`);
 process.stdout.write(`${report}\n`);
