@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only http,stdio,seal,memory]`
+ * `npm run bench [-- --quick] [-- --only http,stdio,seal,memory,workloads2]`
  *
  * Starts the Tessera, official SDK (plain state, codec state, echo only) and
  * bare servers as separate processes on 127.0.0.1, drives them from this one
@@ -25,9 +25,10 @@ import { renderReport } from './report/table.js';
 import { startTokenIssuer, ISSUER_ENV, type TokenIssuer } from './harness/token-issuer.js';
 import { choosePinning } from './harness/pinning.js';
 import { wrkAvailable } from './harness/wrk-cell.js';
-import { HTTP_SERVERS, JWT_SERVERS, MEMORY_SERVERS, STARTED_SERVERS, type ServerId } from './systems.js';
+import { HTTP_SERVERS, JWT_SERVERS, MEMORY_SERVERS, STARTED_SERVERS, WORKLOADS2_SERVERS, type ServerId } from './systems.js';
+import { HTTP_WORKLOADS2 } from './workloads/http-workloads2.js';
 
-const PHASES = ['http', 'stdio', 'seal', 'memory'] as const;
+const PHASES = ['http', 'stdio', 'seal', 'memory', 'workloads2'] as const;
 type Phase = (typeof PHASES)[number];
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only ${PHASES.join(',')}] [-- --no-pin]
@@ -52,7 +53,8 @@ if (values.help) {
   process.exit(0);
 }
 const config = values.quick ? QUICK : FULL;
-const phases = new Set<Phase>(values.only ? (values.only.split(',') as Phase[]) : PHASES);
+// workloads2 (issue 15's new workloads) runs only when asked for, so the default run keeps its length.
+const phases = new Set<Phase>(values.only ? (values.only.split(',') as Phase[]) : PHASES.filter((p) => p !== 'workloads2'));
 for (const phase of phases) {
   if (!PHASES.includes(phase)) {
     process.stderr.write(`--only: unknown phase '${phase}'\n${USAGE}\n`);
@@ -85,9 +87,11 @@ const servers = {} as Record<ServerId, ServerProcess>;
 const tokens = new Map<ServerId, Record<string, string>>();
 let issuer: TokenIssuer | undefined;
 try {
-  if (phases.has('http') || phases.has('memory')) {
+  if (phases.has('http') || phases.has('memory') || phases.has('workloads2')) {
     // The JWT systems only take part in the HTTP phase; they learn the issuer from the environment they inherit.
-    const started = phases.has('http') ? STARTED_SERVERS : MEMORY_SERVERS;
+    const started = [
+      ...new Set([...(phases.has('http') ? STARTED_SERVERS : phases.has('memory') ? MEMORY_SERVERS : []), ...(phases.has('workloads2') ? WORKLOADS2_SERVERS : [])]),
+    ];
     if (phases.has('http')) {
       issuer = await startTokenIssuer();
       process.env[ISSUER_ENV] = issuer.url;
@@ -108,6 +112,7 @@ try {
     for (const id of JWT_SERVERS) tokens.set(id, { authorization: `Bearer ${await issuer.mint(servers[id].url)}` });
   }
   if (phases.has('http')) await runHttpPhase(config, servers, record, (system) => tokens.get(system));
+  if (phases.has('workloads2')) await runHttpPhase(config, servers, record, () => undefined, HTTP_WORKLOADS2);
   if (phases.has('stdio')) await runStdioPhase(config, record);
   if (phases.has('seal')) await runSealPhase(config, record);
   if (phases.has('memory')) await runMemoryPhase(config, servers, (m) => results.memory.push(m));

@@ -25,7 +25,12 @@ export type ServerId =
   | 'tesseraJwt'
   | 'tesseraJwtNoCache'
   | 'officialJwt'
-  | 'tesseraTraced';
+  | 'tesseraTraced'
+  | 'tesseraExtras'
+  | 'tesseraMany'
+  | 'officialResource'
+  | 'officialLength'
+  | 'officialMany';
 
 export interface HttpServerSpec {
   id: ServerId;
@@ -60,6 +65,13 @@ export const HTTP_SERVERS: Record<ServerId, HttpServerSpec> = {
   officialJwt: { id: 'officialJwt', label: 'Official echo only + bearer middleware', script: OFFICIAL_SCRIPT, args: official('--auth', '--tools', 'echo') },
   // The tracing overhead rows: the same server with the OpenTelemetry SDK installed (issue 14).
   tesseraTraced: { id: 'tesseraTraced', label: 'Tessera + tracing', script: TESSERA_SCRIPT, args: ['--telemetry'] },
+  // The workloads2 phase: Tessera with the catalogue plus the new resource and tools, or with 1,000 tools;
+  // the official SDK at its best again, only what each workload reads or calls (all 1,000 for the listing).
+  tesseraExtras: { id: 'tesseraExtras', label: 'Tessera + 1 MiB resource, length and task tools', script: TESSERA_SCRIPT, args: ['--extras'] },
+  tesseraMany: { id: 'tesseraMany', label: 'Tessera, 1,000 tools', script: TESSERA_SCRIPT, args: ['--many'] },
+  officialResource: { id: 'officialResource', label: 'Official, 1 MiB resource only', script: OFFICIAL_SCRIPT, args: official('--tools', 'resource') },
+  officialLength: { id: 'officialLength', label: 'Official, length only', script: OFFICIAL_SCRIPT, args: official('--tools', 'length') },
+  officialMany: { id: 'officialMany', label: 'Official, 1,000 tools', script: OFFICIAL_SCRIPT, args: official('--tools', 'echo,confirm,wizard,lookup,many') },
 };
 
 /** The report's main columns, in order. */
@@ -83,5 +95,8 @@ export const JWT_SERVERS: readonly ServerId[] = ['tesseraJwt', 'tesseraJwtNoCach
 /** The servers the memory phase needs (no JWT or tracing ones). */
 export const MEMORY_SERVERS: readonly ServerId[] = ['tessera', 'officialConfirm', 'officialFull', 'officialConfirmPlain', 'bare'];
 
-/** Every HTTP server an HTTP run starts. */
-export const STARTED_SERVERS: readonly ServerId[] = Object.keys(HTTP_SERVERS) as ServerId[];
+/** The servers of the workloads2 phase only. */
+export const WORKLOADS2_SERVERS: readonly ServerId[] = ['tesseraExtras', 'tesseraMany', 'officialResource', 'officialLength', 'officialMany'];
+
+/** Every HTTP server the http phase starts. */
+export const STARTED_SERVERS: readonly ServerId[] = (Object.keys(HTTP_SERVERS) as ServerId[]).filter((id) => !WORKLOADS2_SERVERS.includes(id));

@@ -79,6 +79,7 @@ export async function runHttpCell(options: HttpCellOptions): Promise<CellResult>
       flow.id = id;
       if (index === 0) flow.startedAt = performance.now();
       request.body = body;
+      if (step.headersFor) request.headers = options.headers ? { ...step.headersFor(flow), ...options.headers } : step.headersFor(flow);
       return request;
     },
     onResponse(status, body, context) {
@@ -88,9 +89,10 @@ export async function runHttpCell(options: HttpCellOptions): Promise<CellResult>
       if (error !== undefined) {
         fail(error);
         flow.requestState = undefined;
+        flow.failed = true;
         return;
       }
-      if (index === steps.length - 1) {
+      if (index === steps.length - 1 || flow.done) {
         units++;
         unitLatency.record(performance.now() - (flow.startedAt ?? Number.NaN));
       }

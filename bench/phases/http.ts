@@ -33,17 +33,19 @@ function runCell({ workload, server, seconds, headers, midway }: CellRun): Promi
 
 /**
  * `headersFor` gives the headers a server's requests carry besides the
- * flow's (a bearer token for the servers that verify them).
+ * flow's (a bearer token for the servers that verify them); `all` the
+ * workloads (the workloads2 phase passes its own).
  */
 export async function runHttpPhase(
   config: BenchConfig,
   servers: Record<ServerId, ServerProcess>,
   record: (cell: CellMeasurement) => void,
   headersFor: (server: ServerId) => Record<string, string> | undefined = () => undefined,
+  all: readonly HttpWorkload[] = HTTP_WORKLOADS,
 ): Promise<void> {
   const withWrk = wrkAvailable();
-  if (!withWrk) log('wrk is not installed (Debian: apt-get install wrk): the wrk rows are skipped, autocannon rows only');
-  const workloads = HTTP_WORKLOADS.filter((w) => w.generator !== 'wrk' || withWrk);
+  if (!withWrk && all.some((w) => w.generator === 'wrk')) log('wrk is not installed (Debian: apt-get install wrk): the wrk rows are skipped, autocannon rows only');
+  const workloads = all.filter((w) => w.generator !== 'wrk' || withWrk);
   const cellsOf = (workload: HttpWorkload): Array<[SystemId, ServerId]> => Object.entries(workload.systems) as Array<[SystemId, ServerId]>;
 
   log(`HTTP warm-up: ${config.warmupSeconds} s per system and workload`);
@@ -74,7 +76,8 @@ export async function runHttpPhase(
             : undefined,
         });
         const serverCpuAfter = processCpuSeconds(server.pid);
-        const exchanges = workload.flow.unit === 'exchange';
+        // Multi-request units (MRTR exchanges, paged listings, polled tasks) record their own latency too.
+        const exchanges = workload.flow.unit !== 'request';
         record({
           workload: workload.id,
           system,
@@ -92,7 +95,7 @@ export async function runHttpPhase(
           ...(result.generatorCpuSeconds !== undefined ? { generatorCpu: result.generatorCpuSeconds / result.seconds } : {}),
           ...(serverCpuBefore !== undefined && serverCpuAfter !== undefined ? { serverCpu: (serverCpuAfter - serverCpuBefore) / result.seconds } : {}),
         });
-        const unit = exchanges ? 'exchanges/s' : 'req/s';
+        const unit = exchanges ? `${workload.flow.unit === 'exchange' ? 'exchange' : workload.flow.unit}s/s` : 'req/s';
         log(`round ${round}/${config.rounds} ${workload.id} ${id}: ${describeRate(result.unitsPerSecond, unit, result.p50, result.p99, result.errors)}`);
         if (result.errors > 0) log(`  e.g. ${result.errorSamples.join(' | ')}`);
       }

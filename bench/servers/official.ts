@@ -16,7 +16,9 @@
  *                   verify; redundant here, since the handler compares tool and arguments)
  *   --response-mode json|auto   createMcpHandler's responseMode (default json)
  *   --tools LIST    register only these tools (comma-separated: echo, confirm, wizard, lookup for
- *                   the 47 fillers; default all). The factory registers every tool on every
+ *                   the 47 fillers; length for the 64 KiB-argument tool, resource for the 1 MiB
+ *                   resource, many for the 950 fillers that make 1,000 tools; default the 50 of the
+ *                   catalogue). The factory registers every tool on every
  *                   request, so the SDK at its best registers only what the workload calls
  *   --auth          every request needs a JWT access token from $BENCH_AUTH_ISSUER with scope
  *                   mcp:read: the SDK's requireBearerAuth gate (expectedResource, requiredScopes)
@@ -65,6 +67,7 @@ import {
   WIZARD_TOOL,
   wizardText,
 } from '../tools/catalog.js';
+import { BIG_RESOURCE_NAME, BIG_RESOURCE_TEXT, BIG_RESOURCE_URI, EXTRA_FILLER_TOOLS, LENGTH_TOOL } from '../tools/workloads2.js';
 import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
 import { nodeListener } from '../../fixtures/official-http-adapter.js';
 
@@ -81,12 +84,13 @@ const { values } = parseArgs({
 if (values.state !== 'plain' && values.state !== 'codec') throw new Error('--state must be plain or codec');
 const responseMode = values['response-mode'];
 if (responseMode !== 'json' && responseMode !== 'auto') throw new Error('--response-mode must be json or auto');
-const TOOL_GROUPS = ['echo', 'confirm', 'wizard', 'lookup'] as const;
+const TOOL_GROUPS = ['echo', 'confirm', 'wizard', 'lookup', 'length', 'resource', 'many'] as const;
 const tools = new Set(values.tools.split(','));
 for (const tool of tools) if (!(TOOL_GROUPS as readonly string[]).includes(tool)) throw new Error(`--tools: unknown tool '${tool}' (one of ${TOOL_GROUPS.join(', ')})`);
 
 // Schemas at module scope: the factory runs on every request and should only register.
 const EchoInput = z.object({ text: z.string() });
+const LengthInput = z.object({ data: z.string() });
 const ConfirmInput = z.object({ item: z.string() });
 const ApproveAnswer = z.object({ approve: z.boolean() });
 const WizardInput = z.object({ order: z.string() });
@@ -182,7 +186,7 @@ async function wizard(args: z.infer<typeof WizardInput>, ctx: ServerContext): Pr
 function makeServer(): McpServer {
   const server = new McpServer(
     { name: 'official-bench', version: SERVER_VERSION },
-    { capabilities: { tools: {} }, ...(values.state === 'codec' ? { requestState: { verify: codec.verify } } : {}) },
+    { capabilities: tools.has('resource') ? { tools: {}, resources: {} } : { tools: {} }, ...(values.state === 'codec' ? { requestState: { verify: codec.verify } } : {}) },
   );
   if (tools.has('echo')) server.registerTool(ECHO_TOOL, { description: 'Returns its text', inputSchema: EchoInput }, ({ text: value }) => text(value));
   if (tools.has('confirm')) server.registerTool(CONFIRM_TOOL, { description: 'Asks for approval once, then answers', inputSchema: ConfirmInput }, confirm);
@@ -191,6 +195,17 @@ function makeServer(): McpServer {
     server.registerTool(filler.name, { description: filler.description, inputSchema: FillerInput }, ({ query }) =>
       text(`No records match ${query}.`),
     );
+  }
+  if (tools.has('many')) for (const filler of EXTRA_FILLER_TOOLS) {
+    server.registerTool(filler.name, { description: filler.description, inputSchema: FillerInput }, ({ query }) =>
+      text(`No records match ${query}.`),
+    );
+  }
+  if (tools.has('length')) server.registerTool(LENGTH_TOOL, { description: 'Returns the length of its data', inputSchema: LengthInput }, ({ data }) => text(String(data.length)));
+  if (tools.has('resource')) {
+    server.registerResource(BIG_RESOURCE_NAME, BIG_RESOURCE_URI, { mimeType: 'text/plain' }, (uri) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: BIG_RESOURCE_TEXT }],
+    }));
   }
   return server;
 }

@@ -9,6 +9,8 @@
  *                     $BENCH_AUTH_ISSUER with scope mcp:read (protectedResource, defaults)
  *   --auth-no-cache   the same, verifying the token's signature on every request (cacheMs: 0)
  *   --telemetry       with the OpenTelemetry SDK installed: every request traced, in-memory exporters (telemetry-sdk.ts)
+ *   --extras          also the second workload set's 1 MiB resource, 64 KiB-argument tool and task tool (workloads2.ts)
+ *   --many            950 more fillers: 1,000 tools for the paged tools/list
  */
 
 import { parseArgs } from 'node:util';
@@ -36,6 +38,7 @@ import {
   WIZARD_TOOL,
   wizardText,
 } from '../tools/catalog.js';
+import { BIG_RESOURCE_NAME, BIG_RESOURCE_TEXT, BIG_RESOURCE_URI, EXTRA_FILLER_TOOLS, LENGTH_TOOL, TASK_TOOL, taskDoneText } from '../tools/workloads2.js';
 import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
 import { installTelemetrySdk } from './telemetry-sdk.js';
 
@@ -51,10 +54,28 @@ const FillerInput = z.object({
   limit: z.number().int().optional().describe(FILLER_LIMIT_DESCRIPTION),
 });
 
+const LengthInput = z.object({ data: z.string() });
+const TaskInput = z.object({ job: z.string() });
+
 const reservations = makeReservations();
 
+const { values } = parseArgs({
+  options: {
+    stdio: { type: 'boolean', default: false },
+    auth: { type: 'boolean', default: false },
+    'auth-no-cache': { type: 'boolean', default: false },
+    telemetry: { type: 'boolean', default: false },
+    extras: { type: 'boolean', default: false },
+    many: { type: 'boolean', default: false },
+  },
+});
+
+// Tasks are kept 10 s, not the default hour, and without the default caps of 10,000 (1,000 per caller):
+// the tasks cell creates thousands a second from one anonymous caller, and a store that fills up measures refusals.
+const tasks = values.extras ? { tasks: { ttlMs: 10_000, maxTasks: 1_000_000, maxTasksPerPrincipal: 1_000_000 } } : {};
+
 // A configured key, so the server does not warn about a per-process one (what a deployment does).
-const server = new McpServer({ name: 'tessera-bench', version: SERVER_VERSION }, { state: { keys: generateStateKey() } });
+const server = new McpServer({ name: 'tessera-bench', version: SERVER_VERSION }, { state: { keys: generateStateKey() }, ...tasks });
 
 server.tool(ECHO_TOOL, { description: 'Returns its text', input: EchoInput }, ({ text }) => text);
 
@@ -77,14 +98,18 @@ for (const filler of FILLER_TOOLS) {
   server.tool(filler.name, { description: filler.description, input: FillerInput }, ({ query }) => `No records match ${query}.`);
 }
 
-const { values } = parseArgs({
-  options: {
-    stdio: { type: 'boolean', default: false },
-    auth: { type: 'boolean', default: false },
-    'auth-no-cache': { type: 'boolean', default: false },
-    telemetry: { type: 'boolean', default: false },
-  },
-});
+if (values.extras) {
+  server.resource({ uri: BIG_RESOURCE_URI, name: BIG_RESOURCE_NAME, mimeType: 'text/plain' }, () => BIG_RESOURCE_TEXT);
+  server.tool(LENGTH_TOOL, { description: 'Returns the length of its data', input: LengthInput }, ({ data }) => String(data.length));
+  server.tool(TASK_TOOL, { description: 'Finishes at once, as a task when the client takes tasks', input: TaskInput, task: 'optional' }, ({ job }, ctx) =>
+    ctx.task(() => taskDoneText(job)),
+  );
+}
+if (values.many) {
+  for (const filler of EXTRA_FILLER_TOOLS) {
+    server.tool(filler.name, { description: filler.description, input: FillerInput }, ({ query }) => `No records match ${query}.`);
+  }
+}
 
 // Before the first request: the server takes its meter on first use.
 if (values.telemetry) installTelemetrySdk();

@@ -62,3 +62,36 @@ export function toolsListHeaders(): Record<string, string> {
 export function accepted(content: Record<string, unknown>): { action: 'accept'; content: Record<string, unknown> } {
   return { action: 'accept', content };
 }
+
+/** The envelope with the Tasks extension declared as well: the task tool then answers with a task. */
+const TASKS_ENVELOPE = {
+  ...ENVELOPE,
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+};
+
+export function taskCallTemplate(name: string, args: Record<string, unknown>): BodyTemplate {
+  return template('tools/call', { _meta: TASKS_ENVELOPE, name, arguments: args });
+}
+
+/** tasks/get must declare the extension too; the task id differs per flow, so the body is built afresh. */
+export function tasksGetBody(id: number, taskId: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method: 'tasks/get', params: { _meta: TASKS_ENVELOPE, taskId } });
+}
+
+/** Over HTTP the task id rides in Mcp-Name. */
+export function tasksGetHeaders(taskId: string): Record<string, string> {
+  return { ...BASE_HEADERS, 'mcp-method': 'tasks/get', 'mcp-name': taskId };
+}
+
+export function resourcesReadTemplate(uri: string): BodyTemplate {
+  return template('resources/read', { _meta: ENVELOPE, uri });
+}
+
+export function resourcesReadHeaders(uri: string): Record<string, string> {
+  return { ...BASE_HEADERS, 'mcp-method': 'resources/read', 'mcp-name': uri };
+}
+
+/** A later page of tools/list: the cursor the previous page ended with. */
+export function toolsListPageBody(id: number, cursor: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: ENVELOPE, cursor } });
+}

@@ -34,10 +34,21 @@ export interface FlowContext {
   requestState?: string;
   /** When the flow's first request was built (performance.now()). */
   startedAt?: number;
+  /** The flow ended before its last step (a listing's last page, a task found completed): the unit counts, the chain starts over. */
+  done?: boolean;
+  /** A response was wrong: the steps left build nothing, so the chain starts over. */
+  failed?: boolean;
+  /** The paged listing: the cursor to send next, and how many tools came so far. */
+  cursor?: string;
+  listed?: number;
+  /** The task being polled. */
+  taskId?: string;
 }
 
 export interface FlowStep {
   headers: Record<string, string>;
+  /** Headers that depend on the flow so far (Mcp-Name carrying a task id), replacing `headers` for one request. */
+  headersFor?(context: FlowContext): Record<string, string>;
   /** The request body, or undefined when the flow cannot go on (the previous step failed): it starts over. */
   body(id: number, context: FlowContext): string | undefined;
   /** An error message, or undefined when the response is right (may store what the next step needs). */
@@ -46,7 +57,7 @@ export interface FlowStep {
 
 export interface HttpFlow {
   /** What one pass through the chain is: a request, a complete MRTR exchange, or a first round left unanswered. */
-  unit: 'request' | 'exchange' | 'first round';
+  unit: 'request' | 'exchange' | 'first round' | 'listing' | 'task';
   steps: FlowStep[];
 }
 
