@@ -64,6 +64,10 @@ interface Tracked {
   abort(): void;
   /** Set when close() ended it: the request fails as a TransportError, not with the abort. */
   closed?: boolean;
+  /** Set when its time ran out (the abort was the timer's). */
+  timedOut?: boolean;
+  /** The fetch is over: its timer stops, it leaves the active set, and anything still reading it is aborted. */
+  release(): void;
 }
 
 class StreamBroken extends Error {
@@ -205,11 +209,26 @@ export class HttpClientTransport implements ClientTransport {
     }
   }
 
-  /** A signal for one fetch: aborted by the caller's signal, by close(), or by the request itself when done. */
-  private track(signal: AbortSignal | undefined): Tracked {
+  /** A signal for one fetch: aborted by the caller's signal, by close(), after `timeoutMs`, or by the request itself when done. */
+  private track(signal: AbortSignal | undefined, timeoutMs?: number): Tracked {
     const own = new AbortController();
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            tracked.timedOut = true;
+            own.abort();
+          }, timeoutMs);
     // AbortSignal.any holds the caller's signal weakly: no listener is left on it per call.
-    const tracked: Tracked = { signal: signal ? AbortSignal.any([signal, own.signal]) : own.signal, abort: () => own.abort() };
+    const tracked: Tracked = {
+      signal: signal ? AbortSignal.any([signal, own.signal]) : own.signal,
+      abort: () => own.abort(),
+      release: () => {
+        if (timer) clearTimeout(timer);
+        this.active.delete(tracked);
+        own.abort();
+      },
+    };
     this.active.add(tracked);
     return tracked;
   }
@@ -217,15 +236,7 @@ export class HttpClientTransport implements ClientTransport {
   private async send(message: JsonRpcRequest, options: TransportRequestOptions, deadline: Deadline): Promise<JsonRpcResponse> {
     const left = deadline.remaining();
     if (left === 0) throw timedOut(message, deadline);
-    const controller = this.track(options.signal);
-    let timerFired = false;
-    const timer =
-      left === undefined
-        ? undefined
-        : setTimeout(() => {
-            timerFired = true;
-            controller.abort();
-          }, left);
+    const controller = this.track(options.signal, left);
     let arrived: ((response: JsonRpcResponse) => void) | undefined;
     // In a session the response may come on another stream (a resumed or standalone GET).
     const elsewhere = this.session
@@ -254,17 +265,15 @@ export class HttpClientTransport implements ClientTransport {
       }
       return this.responseIn(await readBodyText(res, this.maxResponseBytes, this.url), res.status, message.id);
     } catch (error) {
-      if (timerFired) throw timedOut(message, deadline);
+      if (controller.timedOut) throw timedOut(message, deadline);
       // Aborted by the caller: their reason, not whatever the interrupted read made of it.
       if (options.signal?.aborted) throw options.signal.reason ?? error;
       if (controller.closed) throw new TransportError(`The client closed the connection before ${message.method} was answered`, undefined, undefined, { cause: error });
       throw error;
     } finally {
-      if (timer) clearTimeout(timer);
       options.signal?.removeEventListener('abort', cancel);
       if (arrived) this.waiting.delete(message.id);
-      this.active.delete(controller);
-      controller.abort();
+      controller.release();
     }
   }
 
@@ -393,7 +402,7 @@ export class HttpClientTransport implements ClientTransport {
     } catch {
       // The server will time the request out; nothing else can be done from here.
     } finally {
-      this.active.delete(controller);
+      controller.release();
     }
   }
 
@@ -405,16 +414,7 @@ export class HttpClientTransport implements ClientTransport {
     options: TransportRequestOptions,
     deadline?: Deadline,
   ): Promise<JsonRpcResponse | undefined> {
-    const controller = this.track(signal);
-    const left = deadline?.remaining();
-    let timerFired = false;
-    const timer =
-      left === undefined
-        ? undefined
-        : setTimeout(() => {
-            timerFired = true;
-            controller.abort();
-          }, left);
+    const controller = this.track(signal, deadline?.remaining());
     try {
       const headers: Record<string, string> = { ...(await this.baseHeaders()), accept: 'text/event-stream' };
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
@@ -426,12 +426,10 @@ export class HttpClientTransport implements ClientTransport {
       }
       return await this.readStream(res, waitFor, options, controller.signal);
     } catch (error) {
-      if (timerFired && deadline && waitFor !== undefined) throw new RequestTimeoutError(`No response to request ${String(waitFor)} within ${deadline.totalMs} ms`);
+      if (controller.timedOut && deadline && waitFor !== undefined) throw new RequestTimeoutError(`No response to request ${String(waitFor)} within ${deadline.totalMs} ms`);
       throw error;
     } finally {
-      if (timer) clearTimeout(timer);
-      this.active.delete(controller);
-      controller.abort();
+      controller.release();
     }
   }
 
@@ -462,7 +460,7 @@ export class HttpClientTransport implements ClientTransport {
       await res.body?.cancel().catch(() => undefined);
       if (!res.ok) throw new TransportError(`HTTP ${res.status} for ${message.method}`, res.status);
     } finally {
-      this.active.delete(controller);
+      controller.release();
     }
   }
 

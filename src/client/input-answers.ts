@@ -10,6 +10,7 @@
 import { isObject } from '../protocol/guards.js';
 import { InputMethod } from '../protocol/methods.js';
 import type { InputRequest, InputRequests, InputResponses, Result, Root } from '../protocol/types.js';
+import { untilAborted } from '../protocol/until-aborted.js';
 import { InputFlowError } from './errors.js';
 import { checkFormAnswer } from './form-answer-check.js';
 import { samplingHandlerOf, type InputContext, type InputHandlers } from './handlers.js';
@@ -112,31 +113,4 @@ function decodeSegment(segment: string): string {
   } catch {
     return segment;
   }
-}
-
-/**
- * The handler's promise, or the signal's reason when it aborts first. A
- * handler that settles later is ignored (its rejection is caught here, so it
- * is never an unhandled rejection).
- */
-export function untilAborted<T>(work: T | Promise<T>, signal: AbortSignal): Promise<T> {
-  const promise = Promise.resolve(work);
-  if (signal.aborted) {
-    promise.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

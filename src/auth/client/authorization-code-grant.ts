@@ -8,7 +8,7 @@
 import * as oauth from 'oauth4webapi';
 import { assertPkceSupported } from './authorization-server-metadata.js';
 import { AuthorizationError } from './errors.js';
-import { untilAborted } from './http.js';
+import { untilAborted } from '../../protocol/until-aborted.js';
 import { requestTokens, scopeParameter, tokenRequestOptions, type Grant, type GrantContext } from './grant.js';
 
 /** One authorization request, as the app sees it. */
@@ -62,7 +62,7 @@ export function authorizationCode(user: UserAuthorization): Grant {
 
       let answer: URL | URLSearchParams;
       try {
-        answer = await untilAborted(Promise.resolve(user.authorize({ url, redirectUri: redirect, signal: http.signal })), http.signal);
+        answer = await untilAborted(user.authorize({ url, redirectUri: redirect, signal: http.signal }), http.signal);
       } catch (error) {
         http.signal?.throwIfAborted();
         if (error instanceof AuthorizationError) throw error;
