@@ -183,8 +183,8 @@ export class StateSealer {
     const aad = this.header(version, keyId);
     const forged: OpenResult<D> = { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)', rejection: 'forged' };
     if (version === LEGACY_VERSION) {
-      const plain = await this.crypto.aesGcmOpenText(key.secret, iv, aad, body.subarray(IV_BYTES));
-      return plain === undefined ? forged : checkV1Payload<D>(plain, claims, this.clock(), this.crypto.base64urlEncode(iv));
+      const plain = await this.crypto.aesGcmOpen(key.secret, iv, aad, body.subarray(IV_BYTES));
+      return plain === undefined ? forged : checkV1Payload<D>(new TextDecoder().decode(plain), claims, this.clock(), this.crypto.base64urlEncode(iv));
     }
     const plain = await this.crypto.aesGcmOpen(key.secret, iv, aad, body.subarray(IV_BYTES));
     if (plain === undefined) return forged;

@@ -9,13 +9,9 @@ export interface CryptoPort {
   sha256Base64url(text: string): Promise<string>;
   /** SHA-256 of the UTF-8 bytes of `text`, the 32 raw bytes. */
   sha256(text: string): Promise<Uint8Array>;
-  /** AES-256-GCM over the UTF-8 bytes of `plaintext`: unpadded base64url of iv ‖ ciphertext ‖ 16-byte tag. */
-  aesGcmSealText(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, plaintext: string): Promise<string>;
-  /** Opens `sealed` (ciphertext ‖ tag) into text; undefined when the tag does not verify (tampered, truncated, other key). */
-  aesGcmOpenText(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, sealed: Uint8Array): Promise<string | undefined>;
   /** AES-256-GCM over `head` followed by the UTF-8 bytes of `text`: unpadded base64url of iv ‖ ciphertext ‖ 16-byte tag. */
   aesGcmSeal(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, head: Uint8Array, text: string): Promise<string>;
-  /** Opens `sealed` (ciphertext ‖ tag) into bytes; undefined when the tag does not verify. */
+  /** Opens `sealed` (ciphertext ‖ tag) into bytes; undefined when the tag does not verify (tampered, truncated, other key). */
   aesGcmOpen(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, sealed: Uint8Array): Promise<Uint8Array | undefined>;
   /** Unpadded base64url. */
   base64urlEncode(bytes: Uint8Array): string;

@@ -43,22 +43,6 @@ export function nodeCryptoPort(crypto: NodeCryptoModule, Buffer: NodeBufferClass
     randomBytes: (length) => crypto.randomFillSync(new Uint8Array(length)),
     sha256Base64url: (text) => Promise.resolve(crypto.createHash('sha256').update(text, 'utf8').digest('base64url')),
     sha256: (text) => Promise.resolve(crypto.createHash('sha256').update(text, 'utf8').digest()),
-    aesGcmSealText(key, iv, aad, plaintext) {
-      const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
-      cipher.setAAD(aad);
-      return Promise.resolve(Buffer.concat([iv, cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]).toString('base64url'));
-    },
-    aesGcmOpenText(key, iv, aad, sealed) {
-      if (sealed.length < TAG_BYTES) return Promise.resolve(undefined);
-      try {
-        const decipher = crypto.createDecipheriv('aes-256-gcm', key, iv);
-        decipher.setAAD(aad);
-        decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
-        return Promise.resolve(Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - TAG_BYTES)), decipher.final()]).toString('utf8'));
-      } catch {
-        return Promise.resolve(undefined);
-      }
-    },
     aesGcmSeal(key, iv, aad, head, text) {
       const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(aad);

@@ -5,7 +5,6 @@ import type { CryptoPort } from './crypto-port.js';
 
 const TAG_BITS = 128;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** WebCrypto takes only ArrayBuffer-backed views; a view of shared memory is copied first. */
 function own(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
@@ -35,20 +34,6 @@ export function webCryptoPort(): CryptoPort {
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
     sha256Base64url: async (text) => encodeBase64url(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)))),
     sha256: async (text) => new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text))),
-    async aesGcmSealText(key, iv, aad, plaintext) {
-      const sealed = new Uint8Array(await crypto.subtle.encrypt(gcm(iv, aad), await keyFor(key), encoder.encode(plaintext)));
-      const body = new Uint8Array(iv.length + sealed.length);
-      body.set(iv);
-      body.set(sealed, iv.length);
-      return encodeBase64url(body);
-    },
-    async aesGcmOpenText(key, iv, aad, sealed) {
-      try {
-        return decoder.decode(await crypto.subtle.decrypt(gcm(iv, aad), await keyFor(key), own(sealed)));
-      } catch {
-        return undefined;
-      }
-    },
     async aesGcmSeal(key, iv, aad, head, text) {
       const plain = new Uint8Array(head.length + text.length * 3);
       plain.set(head);

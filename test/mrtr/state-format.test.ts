@@ -155,7 +155,7 @@ describe('t1 requestState (sealed before t2)', () => {
   async function sealV1(keys: KeyRing, claims: StateClaims, data: unknown, exp: number): Promise<string> {
     const payload = { v: 1, iat: exp - 600_000, exp, mth: claims.method, tgt: claims.target, arg: claims.args, sub: claims.principal, aud: claims.audience, d: data };
     const key = keys.sealing;
-    return `t1.${key.id}.${await crypto.aesGcmSealText(key.secret, crypto.randomBytes(12), new TextEncoder().encode(`t1.${key.id}`), JSON.stringify(payload))}`;
+    return `t1.${key.id}.${await crypto.aesGcmSeal(key.secret, crypto.randomBytes(12), new TextEncoder().encode(`t1.${key.id}`), new Uint8Array(0), JSON.stringify(payload))}`;
   }
 
   it('still opens until it expires, with every claim checked', async () => {
