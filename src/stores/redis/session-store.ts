@@ -8,6 +8,7 @@
 
 import type { SessionCreation, SessionData, SessionPatch, SessionStore } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
+import { fromJsonHash } from './json-hash.js';
 
 const READ = `
 local flat = redis.call('HGETALL', KEYS[1])
@@ -40,15 +41,6 @@ for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 'created'`;
 
-function fromHash(flat: string[] | Record<string, string> | null): SessionData | undefined {
-  if (!flat) return undefined;
-  const entries: Array<[string, string]> = Array.isArray(flat) ? [] : Object.entries(flat);
-  if (Array.isArray(flat)) for (let i = 0; i + 1 < flat.length; i += 2) entries.push([flat[i]!, flat[i + 1]!]);
-  if (entries.length === 0) return undefined;
-  // Every field is JSON this store wrote: the hash reads back as one JSON object.
-  return JSON.parse(`{${entries.map(([field, json]) => `${JSON.stringify(field)}:${json}`).join(',')}}`) as SessionData;
-}
-
 function pairsOf(data: Partial<SessionData>): string[] {
   return Object.entries(data).flatMap(([field, value]) => [field, value === undefined ? '' : JSON.stringify(value)]);
 }
@@ -80,11 +72,11 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async get(id: string): Promise<SessionData | undefined> {
-    return fromHash(await this.redis.script<string[]>(READ, [this.key(id)], [this.idleMs]));
+    return fromJsonHash<SessionData>(await this.redis.script<string[]>(READ, [this.key(id)], [this.idleMs]));
   }
 
   async update(id: string, patch: SessionPatch): Promise<SessionData | undefined> {
-    return fromHash(await this.redis.script<string[] | null>(UPDATE, [this.key(id)], [this.idleMs, ...pairsOf(patch)]));
+    return fromJsonHash<SessionData>(await this.redis.script<string[] | null>(UPDATE, [this.key(id)], [this.idleMs, ...pairsOf(patch)]));
   }
 
   async delete(id: string): Promise<boolean> {

@@ -8,6 +8,7 @@
 
 import type { TaskCreation, TaskData, TaskEvent, TaskPatch, TaskStatus, TaskStore } from '../task-store.js';
 import type { RedisConnection } from './connection.js';
+import { fromJsonHash } from './json-hash.js';
 
 // KEYS: task hash, the principal's tasks, all tasks. ARGV: now, expiresAt, maxPerPrincipal, maxTasks (-1: none), taskId, then field/value pairs.
 const CREATE = `
@@ -37,15 +38,6 @@ return redis.call('HGETALL', KEYS[1])`;
 
 const FIELDS = ['taskId', 'principal', 'status', 'statusMessage', 'createdAt', 'lastUpdatedAt', 'ttlMs', 'pollIntervalMs', 'result', 'error', 'inputRequests'] as const;
 
-function fromHash(flat: string[] | Record<string, string> | null): TaskData | undefined {
-  if (!flat) return undefined;
-  const entries: Array<[string, string]> = Array.isArray(flat) ? [] : Object.entries(flat);
-  if (Array.isArray(flat)) for (let i = 0; i + 1 < flat.length; i += 2) entries.push([flat[i]!, flat[i + 1]!]);
-  if (entries.length === 0) return undefined;
-  // Every field is JSON this store wrote: the hash reads back as one JSON object.
-  return JSON.parse(`{${entries.map(([field, json]) => `${JSON.stringify(field)}:${json}`).join(',')}}`) as TaskData;
-}
-
 export interface RedisTaskStoreOptions {
   /** Most tasks held at once (default: no bound but Redis's own memory). */
   maxTasks?: number;
@@ -71,13 +63,13 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async get(taskId: string): Promise<TaskData | undefined> {
-    return fromHash(await this.redis.command<string[] | Record<string, string>>(['HGETALL', this.key(taskId)]));
+    return fromJsonHash<TaskData>(await this.redis.command<string[] | Record<string, string>>(['HGETALL', this.key(taskId)]));
   }
 
   async transition(taskId: string, from: readonly TaskStatus[], patch: TaskPatch): Promise<TaskData | undefined> {
     const pairs = Object.entries(patch).flatMap(([field, value]) => [field, value === undefined ? '' : JSON.stringify(value)]);
     const flat = await this.redis.script<string[] | null>(TRANSITION, [this.key(taskId)], [from.map((s) => JSON.stringify(s)).join(','), JSON.stringify(Date.now()), ...pairs]);
-    return fromHash(flat);
+    return fromJsonHash<TaskData>(flat);
   }
 
   notify(taskId: string, event: TaskEvent): Promise<void> {
