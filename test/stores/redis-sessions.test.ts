@@ -19,7 +19,7 @@ import type { RunningHttpServer } from '../../src/node.js';
 import { redisStores, type RedisStores } from '../../src/stores/redis/index.js';
 import { deferred } from '../helpers/deferred.js';
 import { startHttp } from '../helpers/http.js';
-import { legacyId, legacyInitialize, openLegacy, sessionHeaders, sessionRequest, type Json } from '../helpers/legacy-http.js';
+import { legacyId, legacyInitialize, legacyPost, openLegacy, sessionHeaders, sessionRequest, type Json } from '../helpers/legacy-http.js';
 import { quietLogger, resultOf } from '../helpers/results.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 
@@ -66,14 +66,9 @@ function instance(name: string): McpServer {
 const isRequestFromServer = (m: Json): boolean => typeof m.method === 'string' && 'id' in m;
 const isResponse = (m: Json): boolean => 'result' in m || 'error' in m;
 
+/** A client message on the session (a notification or an answer): the HTTP status it got. */
 async function post(url: string, sessionId: string, body: Json): Promise<number> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...sessionHeaders(sessionId) },
-    body: JSON.stringify(body),
-  });
-  await res.arrayBuffer();
-  return res.status;
+  return (await legacyPost(url, body, sessionHeaders(sessionId))).status;
 }
 
 let a: { server: McpServer; url: string };
