@@ -28,13 +28,18 @@ export class LineDecoder {
   ) {}
 
   push(text: string): void {
-    this.buffer += text;
+    const buffer = this.buffer + text;
+    // Lines are cut from one string by index, and only what follows the last newline is kept: no copy of the rest per line.
+    const lines: string[] = [];
+    let start = 0;
     let newline: number;
-    while ((newline = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, newline);
-      this.buffer = this.buffer.slice(newline + 1);
-      this.line(line);
+    while ((newline = buffer.indexOf('\n', start)) >= 0) {
+      lines.push(buffer.slice(start, newline));
+      start = newline + 1;
     }
+    // Kept before anything is delivered, so a listener that throws cannot make a line come twice.
+    this.buffer = start === 0 ? buffer : buffer.slice(start);
+    for (const line of lines) this.line(line);
     if (this.buffer.length > this.maxLineBytes) {
       // A line this long is not a message we will take; drop it and answer as unparsable.
       this.buffer = '';
