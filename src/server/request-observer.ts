@@ -70,8 +70,9 @@ class Observation implements RequestObservation {
   private era: 'modern' | 'legacy' = 'modern';
   private round: Round | undefined;
   private error: unknown;
-  private readonly startedAt = performance.now();
-  private readonly arrived = Date.now();
+  // Read only by the logs: without one, no clock is read for them.
+  private readonly startedAt: number;
+  private readonly arrived: number;
 
   constructor(
     private readonly request: JsonRpcRequest,
@@ -79,10 +80,15 @@ class Observation implements RequestObservation {
     private readonly span: ServerSpan | undefined,
     private readonly logs: readonly RequestLog[],
     private readonly logger: ServerLogger,
-  ) {}
+  ) {
+    const logged = logs.length > 0;
+    this.startedAt = logged ? performance.now() : 0;
+    this.arrived = logged ? Date.now() : 0;
+  }
 
   run<T>(answer: () => Promise<T>): Promise<T> {
-    return this.span ? contexts.with(this.span.context, answer) : answer();
+    // A span that changed nothing in the context (see ServerSpan) needs no switch to it.
+    return this.span && this.span.context !== contexts.active() ? contexts.with(this.span.context, answer) : answer();
   }
 
   routed(): void {
@@ -99,6 +105,8 @@ class Observation implements RequestObservation {
   }
 
   end(reply: Reply): void {
+    // Nothing to tell (no SDK behind the span and metrics, no log): the reply is not even read.
+    if (!this.span?.observed && this.logs.length === 0) return;
     const served = this.served(reply);
     this.span?.end(served);
     if (this.logs.length > 0) this.writeLogs(served, reply);

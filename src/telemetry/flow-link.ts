@@ -10,7 +10,8 @@ import { TraceFlags, isSpanContextValid, type Link, type SpanContext } from '@op
 
 /** What to seal for the next round to link back to `context`; undefined when it is not sampled. */
 export function linkToken(context: SpanContext): string | undefined {
-  if (!isSpanContextValid(context) || (context.traceFlags & TraceFlags.SAMPLED) === 0) return undefined;
+  // The flag first: an unsampled span (all of them without an SDK) needs no validity check.
+  if ((context.traceFlags & TraceFlags.SAMPLED) === 0 || !isSpanContextValid(context)) return undefined;
   return `${context.traceId}${context.spanId}`;
 }
 

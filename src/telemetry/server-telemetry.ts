@@ -8,7 +8,7 @@
  * task status changes.
  */
 
-import { context as contexts, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type Span } from '@opentelemetry/api';
+import { context as contexts, createNoopMeter, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type Span } from '@opentelemetry/api';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { linkFrom, linkToken } from './flow-link.js';
 import { requestAttributes, spanName } from './request-attributes.js';
@@ -63,7 +63,12 @@ interface ServerInstruments {
   stateSize: Histogram;
   rejected: Counter;
   tasks: Counter;
+  /** False when the meter is the API's no-op one (no SDK): nothing is recorded, so no attributes are built. */
+  live: boolean;
 }
+
+/** The class of the API's no-op histogram, to tell a meter without an SDK behind it. */
+const NOOP_HISTOGRAM = createNoopMeter().createHistogram('tessera.noop').constructor;
 
 export class ServerTelemetry {
   private made: ServerInstruments | undefined;
@@ -92,7 +97,9 @@ export class ServerTelemetry {
       }),
       rejected: meter.createCounter(METRIC_STATE_REJECTED, { unit: '{state}', description: 'requestStates refused, by reason' }),
       tasks: meter.createCounter(METRIC_TASK_STATUS, { unit: '{change}', description: 'Tasks entering each status' }),
+      live: true,
     };
+    this.made.live = this.made.duration.constructor !== NOOP_HISTOGRAM;
     return this.made;
   }
 
@@ -108,8 +115,14 @@ export class ServerTelemetry {
 export class ServerSpan {
   /** The context the request runs in: spans the handler makes are children of this one. */
   readonly context: Context;
+  /**
+   * Whether ending this span does anything: it records, or metrics are
+   * recorded. Without an OpenTelemetry SDK neither holds, and the request
+   * path skips describing the request to it.
+   */
+  readonly observed: boolean;
   private readonly span: Span;
-  private readonly startedAt = performance.now();
+  private readonly startedAt: number;
 
   constructor(
     private readonly telemetry: ServerTelemetry,
@@ -121,7 +134,12 @@ export class ServerSpan {
     // The client's span is the parent; the transport's (an HTTP span), when there is one, is a link.
     const links = ambientSpan && parent !== ambient && trace.getSpanContext(parent) !== ambientSpan ? [{ context: ambientSpan }] : [];
     this.span = telemetry.source.tracer.startSpan(spanName(request.method, request.params), { kind: SpanKind.SERVER, links }, parent);
-    this.context = trace.setSpan(parent, this.span);
+    // A span that neither records nor carries a valid context (no SDK, no incoming trace) adds nothing to propagate.
+    const carries = this.span.isRecording() || isSpanContextValid(this.span.spanContext());
+    this.context = carries ? trace.setSpan(parent, this.span) : parent;
+    const metrics = telemetry.instruments.live;
+    this.observed = this.span.isRecording() || metrics;
+    this.startedAt = metrics ? performance.now() : 0;
   }
 
   /** What the next state of this flow carries to link back to this round (undefined unless sampled). */
@@ -158,6 +176,7 @@ export class ServerSpan {
     this.span.end();
 
     const instruments = this.telemetry.instruments;
+    if (!instruments.live) return;
     instruments.duration.record((performance.now() - this.startedAt) / 1000, { ...requestAttributes(method, this.request.params, false), ...outcome });
     if (served.flowRounds !== undefined) instruments.rounds.record(served.flowRounds, { [ATTR_MCP_METHOD]: method });
     if (served.stateBytes !== undefined) instruments.stateSize.record(served.stateBytes, { [ATTR_MCP_METHOD]: method });

@@ -16,7 +16,7 @@ import { ask, McpServer, TASKS_EXTENSION, toolError, type McpServerOptions, type
 import { accept, ALL_CAPABILITIES, tamper, testServer } from '../../src/testing.js';
 import { call } from '../helpers/in-process.js';
 import { quietLogger } from '../helpers/results.js';
-import { countOf, metrics, propagator, tracing } from '../helpers/telemetry.js';
+import { countOf, matching, metrics, propagator, tracing } from '../helpers/telemetry.js';
 
 const contextManager = new AsyncLocalStorageContextManager();
 beforeAll(() => void context.setGlobalContextManager(contextManager.enable()));
@@ -181,6 +181,21 @@ describe('flows, states and spans', () => {
     }
     const points = await measured.points('tessera.task.status_changes');
     expect(Object.fromEntries(points.map((p) => [p.attributes['tessera.task.status'], countOf(p)]))).toEqual({ working: 1, completed: 1 });
+  });
+
+  it('records every request with only a meter provider: no tracer makes the spans no-ops, not the metrics', async () => {
+    const measured = metrics();
+    const kit = testServer(shop, { server: { telemetry: measured.options } });
+    await kit.callTool('order', { item: 'tea' }, ORDER);
+    await kit.callTool('sold_out');
+    const durations = await measured.points('mcp.server.operation.duration');
+    const count = (match: Record<string, string>): number => matching(durations, match).reduce((sum, point) => sum + countOf(point), 0);
+    expect(count({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'order', 'tessera.result_type': 'input_required' })).toBe(2);
+    expect(count({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'order', 'tessera.result_type': 'complete' })).toBe(1);
+    expect(count({ 'gen_ai.tool.name': 'sold_out', 'error.type': 'tool_error' })).toBe(1);
+    // Rounds per flow, recorded by the round that ended it: 3 for the order, 1 for the tool error.
+    const rounds = await measured.points('tessera.flow.rounds');
+    expect(rounds.map((point) => (point.value as { sum?: number }).sum)).toEqual([4]);
   });
 
   it('makes no span and no metric with telemetry: false, even with providers registered globally', async () => {
