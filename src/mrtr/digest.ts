@@ -30,3 +30,24 @@ export function digestOf(value: unknown, length = 22): Promise<string> {
 export async function digestOfText(text: string, length = 22): Promise<string> {
   return (await platformCrypto().sha256Base64url(text)).slice(0, length);
 }
+
+/** At most this many remembered question digests, each of a text at most QUESTION_CACHE_TEXT long. */
+const QUESTION_CACHE_ENTRIES = 512;
+const QUESTION_CACHE_TEXT = 4096;
+const questionDigests = new Map<string, string>();
+
+/**
+ * digestOfText for the server's own questions, remembered: a handler asks
+ * the same questions in every round and every flow, so each is hashed once.
+ * Bounded (emptied when full; long texts never kept).
+ */
+export async function rememberedDigestOfText(text: string): Promise<string> {
+  const known = questionDigests.get(text);
+  if (known !== undefined) return known;
+  const digest = await digestOfText(text);
+  if (text.length <= QUESTION_CACHE_TEXT) {
+    if (questionDigests.size >= QUESTION_CACHE_ENTRIES) questionDigests.clear();
+    questionDigests.set(text, digest);
+  }
+  return digest;
+}

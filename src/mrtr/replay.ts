@@ -10,7 +10,7 @@
 import { missingFor } from '../protocol/capabilities.js';
 import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
 import { askAll, judgeAnswer } from './ask-all.js';
-import { canonicalJson, digestOfText } from './digest.js';
+import { canonicalJson, rememberedDigestOfText } from './digest.js';
 import type { Interaction, QuestionMap } from './interaction.js';
 import type { Question } from './questions.js';
 
@@ -48,7 +48,7 @@ const SETTLE_HOPS = 64;
 
 /** The digest that pins an answer to the exact question it answers. */
 export function questionDigest(question: Question<unknown>): Promise<string> {
-  return digestOfText(question.digestSource ?? canonicalJson(question.request));
+  return rememberedDigestOfText(question.digestSource ?? canonicalJson(question.request));
 }
 
 export class ReplayInteraction implements Interaction {

@@ -8,7 +8,7 @@
  * task status changes.
  */
 
-import { context as contexts, createNoopMeter, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type Span } from '@opentelemetry/api';
+import { context as contexts, createNoopMeter, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type Span } from '@opentelemetry/api';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { linkFrom, linkToken } from './flow-link.js';
 import { requestAttributes, spanName } from './request-attributes.js';
@@ -135,7 +135,8 @@ export class ServerSpan {
     const links = ambientSpan && parent !== ambient && trace.getSpanContext(parent) !== ambientSpan ? [{ context: ambientSpan }] : [];
     this.span = telemetry.source.tracer.startSpan(spanName(request.method, request.params), { kind: SpanKind.SERVER, links }, parent);
     // A span that neither records nor carries a valid context (no SDK, no incoming trace) adds nothing to propagate.
-    const carries = this.span.isRecording() || isSpanContextValid(this.span.spanContext());
+    const spanContext = this.span.spanContext();
+    const carries = this.span.isRecording() || (spanContext !== INVALID_SPAN_CONTEXT && isSpanContextValid(spanContext));
     this.context = carries ? trace.setSpan(parent, this.span) : parent;
     const metrics = telemetry.instruments.live;
     this.observed = this.span.isRecording() || metrics;
