@@ -26,6 +26,8 @@ export interface NodeCryptoModule {
   createDecipheriv(algorithm: 'aes-256-gcm', key: Uint8Array, iv: Uint8Array): GcmCipher & { update(data: Uint8Array): NodeBytes; setAuthTag(tag: Uint8Array): unknown };
   createHash(algorithm: 'sha256'): { update(text: string, encoding: 'utf8'): { digest(encoding: 'base64url'): string; digest(): NodeBytes } };
   randomFillSync<T extends Uint8Array>(buffer: T): T;
+  /** One-shot digest (Node 20.12+, 21.7+; Bun, Deno): about twice as fast as a Hash object for short texts. */
+  hash?(algorithm: 'sha256', text: string, encoding: 'base64url'): string;
 }
 
 interface NodeBufferClass {
@@ -38,10 +40,13 @@ const TAG_BYTES = 16;
 
 export function nodeCryptoPort(crypto: NodeCryptoModule, Buffer: NodeBufferClass): CryptoPort {
   const view = (bytes: Uint8Array): NodeBytes => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const oneShot = crypto.hash?.bind(crypto);
   return {
     name: 'node',
     randomBytes: (length) => crypto.randomFillSync(new Uint8Array(length)),
-    sha256Base64url: (text) => Promise.resolve(crypto.createHash('sha256').update(text, 'utf8').digest('base64url')),
+    sha256Base64url: oneShot
+      ? (text) => Promise.resolve(oneShot('sha256', text, 'base64url'))
+      : (text) => Promise.resolve(crypto.createHash('sha256').update(text, 'utf8').digest('base64url')),
     sha256: (text) => Promise.resolve(crypto.createHash('sha256').update(text, 'utf8').digest()),
     aesGcmSeal(key, iv, aad, head, text) {
       const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);

@@ -10,11 +10,16 @@ import { KeyRing, generateStateKey } from '../../src/index.js';
 import { StateSealer, type StateClaims } from '../../src/mrtr/sealed-state.js';
 import { platformCrypto, type CryptoPort } from '../../src/platform/crypto.js';
 import { webCryptoPort } from '../../src/platform/web-crypto.js';
+import { nodeCryptoPort } from '../../src/platform/node-crypto.js';
+import * as nodeCrypto from 'node:crypto';
 
 const node = platformCrypto();
 const web = webCryptoPort();
+// Node before 20.12 has no one-shot crypto.hash: the port falls back to a Hash object.
+const nodeWithoutOneShot = nodeCryptoPort({ ...nodeCrypto, hash: undefined }, Buffer);
 const ports: Array<[string, CryptoPort]> = [
   ['node', node],
+  ['node without crypto.hash', nodeWithoutOneShot],
   ['webcrypto', web],
 ];
 const key = new Uint8Array(32).map((_, i) => i);
@@ -37,6 +42,8 @@ describe('the crypto port', () => {
     // SHA-256("abc") = ba7816bf 8f01cfea 414140de 5dae2223 b00361a3 96177a9c b410ff61 f20015ad
     expect(await port.sha256Base64url('abc')).toBe('ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0');
     expect(await port.sha256Base64url('')).toBe('47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU');
+    // Text is hashed as UTF-8: "é" is c3 a9.
+    expect(await port.sha256Base64url('é')).toBe(Buffer.from(await crypto.subtle.digest('SHA-256', new Uint8Array([0xc3, 0xa9]))).toString('base64url'));
   });
 
   it.each(ports)('%s: base64url matches RFC 4648 §10 (unpadded, url alphabet)', (_name, port) => {
