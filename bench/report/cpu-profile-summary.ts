@@ -40,6 +40,8 @@ export interface ProfileSummary {
   totalMs: number;
   byFunction: SelfTime[];
   byFile: SelfTime[];
+  /** Self time by layer (LAYERS), shares of the busy time (all but idle). */
+  byLayer: SelfTime[];
   /** Self plus callees, for functions whose file matches `ownCode` (recursion counted once per frame). */
   ownInclusive: SelfTime[];
 }
@@ -52,6 +54,31 @@ export function shortLocation(url: string): string {
   const dist = url.indexOf('/dist/');
   if (dist >= 0) return url.slice(dist + 1);
   return url.replace(/^file:\/\//, '');
+}
+
+/** Native frames that are the kernel's socket and pipe I/O (the write and read syscalls node:net makes). */
+const SYSCALL_FRAMES = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String', 'writeAsciiString', 'onStreamRead', 'readStart', 'readStop', 'close', 'shutdown']);
+
+/**
+ * Which layer a frame's self time belongs to: what the server's own code
+ * costs against what any node:http server pays (Node's runtime, the
+ * syscalls) and what the garbage collector takes. JSON.parse and
+ * JSON.stringify are builtins: their time is the self time of the caller
+ * (in Tessera, jsonrpc.js).
+ */
+export function layerOf(frame: CallFrame, ownCode: RegExp): string {
+  const location = shortLocation(frame.url);
+  if (frame.url === '') {
+    if (frame.functionName === '(idle)') return 'idle';
+    if (frame.functionName === '(garbage collector)') return 'garbage collector';
+    if (SYSCALL_FRAMES.has(frame.functionName)) return 'socket I/O (syscalls)';
+    if (frame.functionName === '(program)') return 'V8 and native code outside JavaScript';
+    return 'Node runtime (node:*, natives)';
+  }
+  if (ownCode.test(location)) return 'the server\'s own code';
+  if (frame.url.startsWith('node:')) return 'Node runtime (node:*, natives)';
+  if (frame.url.includes('/node_modules/')) return 'dependencies (node_modules)';
+  return 'other scripts';
 }
 
 function sorted(totals: Map<string, number>, totalMs: number, limit: number): SelfTime[] {
@@ -70,8 +97,18 @@ export function summarizeCpuProfile(path: string, limit = 40, ownCode = /^dist\/
     const id = profile.samples[i]!;
     selfById.set(id, (selfById.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   }
+  // Frames under Node's module loader are start-up (loading and compiling modules), whatever they are.
+  const loading = new Set<number>();
+  const markLoading = (id: number, inside: boolean): void => {
+    const node = byId.get(id)!;
+    const now = inside || node.callFrame.url.startsWith('node:internal/modules/');
+    if (now) loading.add(id);
+    for (const child of node.children ?? []) markLoading(child, now);
+  };
+  markLoading(profile.nodes[0]!.id, false);
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
+  const byLayer = new Map<string, number>();
   let totalMs = 0;
   for (const [id, ms] of selfById) {
     const frame = byId.get(id)!.callFrame;
@@ -80,6 +117,8 @@ export function summarizeCpuProfile(path: string, limit = 40, ownCode = /^dist\/
     byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
     const file = frame.url ? location : frame.functionName; // (garbage collector), (program), (idle)…
     byFile.set(file, (byFile.get(file) ?? 0) + ms);
+    const layer = loading.has(id) ? 'start-up (loading modules)' : layerOf(frame, ownCode);
+    byLayer.set(layer, (byLayer.get(layer) ?? 0) + ms);
     totalMs += ms;
   }
   // Inclusive time: a node's self time plus its subtree's.
@@ -105,20 +144,37 @@ export function summarizeCpuProfile(path: string, limit = 40, ownCode = /^dist\/
     if (own) open.delete(key);
   };
   walk(profile.nodes[0]!.id, new Set());
+  const busyMs = totalMs - (byLayer.get('idle') ?? 0);
+  byLayer.delete('idle');
   return {
     totalMs,
+    byLayer: sorted(byLayer, busyMs, limit),
     byFunction: sorted(byFunction, totalMs, limit),
     byFile: sorted(byFile, totalMs, limit),
     ownInclusive: sorted(ownTotals, totalMs, limit),
   };
 }
 
-export function renderProfileSummary(summary: ProfileSummary, title: string): string {
+/** The units (requests, exchanges) served while the profile ran, for a per-unit column in the layer table. */
+export interface ProfiledUnits {
+  count: number;
+  label: string;
+}
+
+export function renderProfileSummary(summary: ProfileSummary, title: string, units?: ProfiledUnits): string {
+  const perUnit = (ms: number): string => (units && units.count > 0 ? ` ${((ms * 1000) / units.count).toFixed(1)} |` : '');
   const rows = (items: SelfTime[]): string[] => items.map((t) => `| ${t.self.toFixed(0)} | ${(t.share * 100).toFixed(1)}% | \`${t.name}\` |`);
   return [
     `## ${title}`,
     '',
     `Sampled time: ${(summary.totalMs / 1000).toFixed(1)} s`,
+    '',
+    '### Busy time by layer (idle left out)',
+    '',
+    ...(units ? [`${units.count} ${units.label}s served (warm-up and load); start-up is not theirs, the per-${units.label} figure of the other layers is their share.`, ''] : []),
+    `| self ms | share of busy | layer |${units ? ` µs per ${units.label} |` : ''}`,
+    `| ---: | ---: | --- |${units ? ' ---: |' : ''}`,
+    ...summary.byLayer.map((t) => `| ${t.self.toFixed(0)} | ${(t.share * 100).toFixed(1)}% | ${t.name} |${t.name.startsWith('start-up') ? (units ? ' – |' : '') : perUnit(t.self)}`),
     '',
     '### Self time by function',
     '',
@@ -132,7 +188,7 @@ export function renderProfileSummary(summary: ProfileSummary, title: string): st
     '| ---: | ---: | --- |',
     ...rows(summary.byFile),
     '',
-    "### Inclusive time of Tessera's own functions (dist/src)",
+    '### Inclusive time of the server\'s own functions',
     '',
     '| total ms | share | function and location |',
     '| ---: | ---: | --- |',

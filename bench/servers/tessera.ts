@@ -40,7 +40,6 @@ import {
 } from '../tools/catalog.js';
 import { BIG_RESOURCE_NAME, BIG_RESOURCE_TEXT, BIG_RESOURCE_URI, EXTRA_FILLER_TOOLS, LENGTH_TOOL, TASK_TOOL, taskDoneText } from '../tools/workloads2.js';
 import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
-import { installTelemetrySdk } from './telemetry-sdk.js';
 
 // Schemas at module scope, as a user would write them.
 const EchoInput = z.object({ text: z.string() });
@@ -112,7 +111,8 @@ if (values.many) {
 }
 
 // Before the first request: the server takes its meter on first use.
-if (values.telemetry) installTelemetrySdk();
+// Loaded only when asked: the SDK's modules would otherwise add to every server's start-up (and its profile).
+if (values.telemetry) (await import('./telemetry-sdk.js')).installTelemetrySdk();
 
 /** The auth option of the JWT rows: the issuer from the load generator, the served URL as the resource. */
 function protection(): Parameters<typeof serveHttp>[1] {
