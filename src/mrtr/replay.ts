@@ -59,8 +59,9 @@ export class ReplayInteraction implements Interaction {
   private readonly answers: Record<string, [string, unknown]>;
   private readonly onceResults: Record<string, [JsonValue]>;
   private readonly retries: Record<string, [number, string]>;
-  private readonly onceRunning = new Map<string, Promise<unknown>>();
-  private readonly digestsThisRun = new Map<string, string>();
+  // Made on first use: most rounds (a tool that never asks) need neither.
+  private onceRunning: Map<string, Promise<unknown>> | undefined;
+  private digestsThisRun: Map<string, string> | undefined;
   /** Asks still reading their answer (digests and answer checks may take longer than microtasks). */
   private resolving = 0;
   /** Bumped by every new end-of-round countdown; an older countdown gives up. */
@@ -118,6 +119,7 @@ export class ReplayInteraction implements Interaction {
   private async resolve(question: Question<unknown>, explicitKey: string | undefined): Promise<{ value: unknown } | undefined> {
     const digest = await questionDigest(question);
     const key = explicitKey ?? `${question.kind}-${digest.slice(0, 12)}`;
+    this.digestsThisRun ??= new Map();
     const seen = this.digestsThisRun.get(key);
     if (seen !== undefined && seen !== digest) {
       throw new TypeError(`Two different questions were asked under the key "${key}"; give each its own key`);
@@ -171,7 +173,7 @@ export class ReplayInteraction implements Interaction {
   once<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
     const stored = this.onceResults[name];
     if (stored) return Promise.resolve(stored[0] as T);
-    const running = this.onceRunning.get(name);
+    const running = this.onceRunning?.get(name);
     if (running) return running as Promise<T>;
     const run = (async () => {
       if (this.claimRound) await (this.claimed ??= this.claimRound());
@@ -186,7 +188,7 @@ export class ReplayInteraction implements Interaction {
       this.onceResults[name] = [json];
       return value;
     })();
-    this.onceRunning.set(name, run);
+    (this.onceRunning ??= new Map()).set(name, run);
     return run;
   }
 
