@@ -28,7 +28,8 @@ export const FULL: BenchConfig = {
   httpSeconds: 3,
   stdioSeconds: 3,
   sealSeconds: 1,
-  warmupSeconds: 2,
+  // The official SDK's servers take about 30 s of load to reach their steady cost (bench/README.md).
+  warmupSeconds: 6,
   abandonedFlows: 10_000,
   abandonMaxSeconds: 15,
 };
