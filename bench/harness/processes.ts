@@ -29,6 +29,8 @@ export interface SpawnOptions {
 
 /** PIDs of everything this run started that may still be running (servers and stdio children alike). */
 const running = new Set<number>();
+/** PIDs being stopped on purpose (their exit is expected). */
+const stopping = new Set<number>();
 
 export function track(pid: number | null | undefined): void {
   if (pid) running.add(pid);
@@ -76,8 +78,11 @@ export function startServer(options: SpawnOptions): Promise<ServerProcess> {
     timer = setTimeout(() => fail(new Error(`${options.name} did not start within ${startTimeoutMs} ms:\n${stderr}`)), startTimeoutMs);
     child.once('error', fail);
     child.once('exit', (code, sig) => {
+      // Still tracked means nobody stopped it: it died during the run, and its last words say why.
+      const unexpected = child.pid !== undefined && running.has(child.pid) && !stopping.has(child.pid);
       untrack(child.pid);
       if (url === undefined || diagnosticsUrl === undefined) fail(new Error(`${options.name} exited (${sig ?? `code ${code}`}) before listening:\n${stderr}`));
+      else if (unexpected && !interrupted) process.stderr.write(`[bench] ${options.name} (pid ${child.pid}) exited during the run (${sig ?? `code ${code}`}); the end of its stderr:\n${stderr.slice(-4000)}\n`);
     });
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (text: string) => {
@@ -97,6 +102,7 @@ export function startServer(options: SpawnOptions): Promise<ServerProcess> {
 /** SIGTERM, then SIGKILL if the process is still there after `graceMs`. */
 export async function stopPid(pid: number | null | undefined, graceMs = 3000): Promise<void> {
   if (!pid) return;
+  stopping.add(pid);
   if (!signal(pid, 'SIGTERM')) {
     untrack(pid);
     return;
