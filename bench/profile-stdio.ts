@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/profile-stdio.js [--system tessera|official] [--calls N] [--in-flight K] [--server-prof DIR]`
+ * `node dist/bench/profile-stdio.js [--system tessera|official] [--calls N] [--in-flight K] [--server-prof DIR] [--pin]`
  *
  * N echo calls over stdio with one SDK's client and server child (the stdio
  * cells' subjects), then the CPU time each side spent per call: the client
@@ -11,6 +11,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { choosePinning } from './harness/pinning.js';
 import { OFFICIAL_SCRIPT, TESSERA_SCRIPT } from './systems.js';
 import { connectOfficial, connectTessera, type StdioSubject } from './workloads/stdio.js';
 
@@ -21,8 +22,11 @@ const { values } = parseArgs({
     'in-flight': { type: 'string', default: '1' },
     warmup: { type: 'string', default: '5000' },
     'server-prof': { type: 'string' },
+    pin: { type: 'boolean', default: false },
   },
 });
+// --pin: this process on CPU 0 and the child on CPU 1, as the bench runs them.
+if (values.pin) choosePinning(true);
 
 const nodeFlags = values['server-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['server-prof']] : [];
 const subject: StdioSubject =
