@@ -21,6 +21,8 @@ export interface StdioSubject {
   /** An error message, or undefined when the echo came back right. */
   callEcho(): Promise<string | undefined>;
   close(): Promise<void>;
+  /** The server child's process id. */
+  readonly pid: number | null | undefined;
 }
 
 const CLIENT_INFO = { name: 'tessera-bench-stdio', version: '1.0.0' };
@@ -31,12 +33,14 @@ function checkEcho(result: { content?: unknown; isError?: unknown }): string | u
   return first?.type === 'text' && first.text === ECHO_TEXT ? undefined : `unexpected content ${JSON.stringify(result.content)}`;
 }
 
-export async function connectTessera(serverScript: string): Promise<StdioSubject> {
-  const transport = new StdioClientTransport({ ...onServerCore(process.execPath, [serverScript, '--stdio']), stderr: 'inherit' });
+/** `nodeFlags` go to the server child's node (e.g. --cpu-prof for bench/profile-stdio.ts). */
+export async function connectTessera(serverScript: string, nodeFlags: string[] = []): Promise<StdioSubject> {
+  const transport = new StdioClientTransport({ ...onServerCore(process.execPath, [...nodeFlags, serverScript, '--stdio']), stderr: 'inherit' });
   const pid = transport.process.pid;
   track(pid);
   const client = await new Client(CLIENT_INFO).connect(transport);
   return {
+    pid,
     callEcho: async () => checkEcho(await client.callTool(ECHO_TOOL, { text: ECHO_TEXT })),
     close: async () => {
       await client.close();
@@ -46,15 +50,16 @@ export async function connectTessera(serverScript: string): Promise<StdioSubject
   };
 }
 
-export async function connectOfficial(serverScript: string): Promise<StdioSubject> {
+export async function connectOfficial(serverScript: string, nodeFlags: string[] = []): Promise<StdioSubject> {
   const client = new OfficialClient(CLIENT_INFO, { capabilities: {}, versionNegotiation: { mode: { pin: PROTOCOL_VERSION } } });
   // The SDK at its best: only the tool the cells call.
-  const transport = new OfficialStdioClientTransport({ ...onServerCore(process.execPath, [serverScript, '--stdio', '--tools', 'echo']), stderr: 'inherit' });
+  const transport = new OfficialStdioClientTransport({ ...onServerCore(process.execPath, [...nodeFlags, serverScript, '--stdio', '--tools', 'echo']), stderr: 'inherit' });
   await client.connect(transport);
   const pid = transport.pid;
   track(pid);
   if (client.getProtocolEra() !== 'modern') throw new Error(`the official client did not speak ${PROTOCOL_VERSION}`);
   return {
+    pid,
     callEcho: async () => checkEcho(await client.callTool({ name: ECHO_TOOL, arguments: { text: ECHO_TEXT } })),
     close: async () => {
       await client.close();

@@ -15,11 +15,43 @@ import type { MessageLink } from '../transport/link.js';
 import { RequestTimeoutError, TransportError } from './errors.js';
 import type { ClientTransport, ServerRequestHandler, TransportRequestOptions } from './transport.js';
 
-interface Pending {
-  resolve: (response: JsonRpcResponse) => void;
-  reject: (error: unknown) => void;
-  onNotification: ((n: JsonRpcNotification) => void) | undefined;
-  progressToken: unknown;
+/**
+ * One request waiting for its response: one object per request, without
+ * closures (but an abort listener when it has a signal) and without a timer
+ * of its own: the transport keeps one for all of them.
+ */
+class Pending {
+  readonly progressToken: unknown;
+  onAbort: (() => void) | undefined;
+
+  constructor(
+    readonly message: JsonRpcRequest,
+    private readonly settleWith: (response: JsonRpcResponse) => void,
+    private readonly failWith: (error: unknown) => void,
+    readonly options: TransportRequestOptions,
+    /** When it times out, in performance.now() ms (Infinity: never). */
+    readonly deadline: number,
+  ) {
+    this.progressToken = (message.params?._meta as Record<string, unknown> | undefined)?.[META_PROGRESS_TOKEN];
+  }
+
+  get onNotification(): ((n: JsonRpcNotification) => void) | undefined {
+    return this.options.onNotification;
+  }
+
+  resolve(response: JsonRpcResponse): void {
+    this.stopListening();
+    this.settleWith(response);
+  }
+
+  reject(error: unknown): void {
+    this.stopListening();
+    this.failWith(error);
+  }
+
+  private stopListening(): void {
+    if (this.onAbort) this.options.signal?.removeEventListener('abort', this.onAbort);
+  }
 }
 
 /** How many given-up requests still wait for a late response (the oldest is forgotten first). */
@@ -31,6 +63,9 @@ export class LinkClientTransport implements ClientTransport {
   private readonly unrouted: Array<(n: JsonRpcNotification) => void> = [];
   private serverRequests: ServerRequestHandler | undefined;
   private closedReason: string | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The deadline the timer is set for. */
+  private timerAt = Infinity;
 
   constructor(
     private readonly link: MessageLink,
@@ -44,9 +79,13 @@ export class LinkClientTransport implements ClientTransport {
   fail(reason: string): void {
     this.closedReason ??= reason;
     for (const [id, entry] of this.pending) {
-      this.pending.delete(id);
+      this.forget(id);
       entry.reject(new TransportError(reason));
     }
+    // Nothing more will be sent, so nothing more can time out.
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
   }
 
   private receive(value: unknown): void {
@@ -55,7 +94,7 @@ export class LinkClientTransport implements ClientTransport {
       const id = incoming.message.id;
       const entry = id === undefined ? undefined : this.pending.get(id);
       if (entry && id !== undefined) {
-        this.pending.delete(id);
+        this.forget(id);
         entry.resolve(incoming.message);
       } else if (id !== undefined) {
         const late = this.givenUp.get(id);
@@ -96,40 +135,63 @@ export class LinkClientTransport implements ClientTransport {
     if (options.signal?.aborted) return Promise.reject(options.signal.reason ?? new Error('Aborted'));
     if (this.pending.has(message.id)) return Promise.reject(new TransportError(`Request id ${String(message.id)} is already in flight`));
     return new Promise<JsonRpcResponse>((resolve, reject) => {
+      const deadline = options.timeoutMs === undefined ? Infinity : performance.now() + options.timeoutMs;
+      const entry = new Pending(message, resolve, reject, options, deadline);
+      this.pending.set(message.id, entry);
       const signal = options.signal;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const giveUp = (reason: string, error: unknown): void => {
-        if (!this.pending.delete(message.id)) return;
-        signal?.removeEventListener('abort', onAbort);
-        if (timer) clearTimeout(timer);
-        if (options.onLateResponse) this.awaitLate(message.id, options.onLateResponse);
-        this.link.send(notification(Notification.Cancelled, { requestId: message.id, reason }));
-        reject(error);
-      };
-      const onAbort = (): void => giveUp(String(signal?.reason ?? 'cancelled'), signal?.reason ?? new Error('Aborted'));
-      const settle = (): void => {
-        if (timer) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      this.pending.set(message.id, {
-        resolve: (response) => {
-          settle();
-          resolve(response);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-        onNotification: options.onNotification,
-        progressToken: (message.params?._meta as Record<string, unknown> | undefined)?.[META_PROGRESS_TOKEN],
-      });
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (options.timeoutMs !== undefined) {
-        const ms = options.timeoutMs;
-        timer = setTimeout(() => giveUp('timed out', new RequestTimeoutError(`${message.method} got no response within ${ms} ms`)), ms);
+      if (signal) {
+        entry.onAbort = () => this.giveUp(entry, String(signal.reason ?? 'cancelled'), signal.reason ?? new Error('Aborted'));
+        signal.addEventListener('abort', entry.onAbort, { once: true });
       }
+      if (deadline !== Infinity) this.watch(deadline);
       this.link.send(message);
     });
+  }
+
+  /** Stops waiting for a request: it is cancelled on the server, and its late response goes to onLateResponse. */
+  private giveUp(entry: Pending, reason: string, error: unknown): void {
+    const id = entry.message.id;
+    if (this.pending.get(id) !== entry) return;
+    this.forget(id);
+    if (entry.options.onLateResponse) this.awaitLate(id, entry.options.onLateResponse);
+    this.link.send(notification(Notification.Cancelled, { requestId: id, reason }));
+    entry.reject(error);
+  }
+
+  /** Removes a settled request; with none left, the deadline timer no longer keeps the process alive. */
+  private forget(id: RequestId): void {
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.timer?.unref();
+  }
+
+  /**
+   * One timer for every request's time limit, set for the earliest deadline
+   * (a timer per request costs a timer-list insert and removal per call).
+   * It fires no earlier than that deadline; what has not run out by then is
+   * watched again.
+   */
+  private watch(deadline: number): void {
+    if (this.timer && this.timerAt <= deadline) {
+      this.timer.ref();
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = deadline;
+    this.timer = setTimeout(() => this.expire(), Math.max(0, Math.ceil(deadline - performance.now())));
+  }
+
+  private expire(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const entry of [...this.pending.values()]) {
+      if (entry.deadline <= now) {
+        const ms = entry.options.timeoutMs;
+        this.giveUp(entry, 'timed out', new RequestTimeoutError(`${entry.message.method} got no response within ${ms} ms`));
+      } else if (entry.deadline < next) next = entry.deadline;
+    }
+    if (next !== Infinity) this.watch(next);
   }
 
   private awaitLate(id: RequestId, listener: (response: JsonRpcResponse) => void): void {

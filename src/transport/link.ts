@@ -20,7 +20,9 @@ const PARSE_FAILED = Symbol('parse failed');
 
 /** Splits a UTF-8 text stream into lines; each non-empty line is one JSON message. */
 export class LineDecoder {
-  private buffer = '';
+  /** What came after the last newline so far, in the chunks it came in: joined once, when its newline arrives. */
+  private partial: string[] = [];
+  private partialLength = 0;
 
   constructor(
     private readonly deliver: (message: unknown, raw?: string) => void,
@@ -28,33 +30,53 @@ export class LineDecoder {
   ) {}
 
   push(text: string): void {
-    const buffer = this.buffer + text;
-    // Lines are cut from one string by index, and only what follows the last newline is kept: no copy of the rest per line.
-    const lines: string[] = [];
-    let start = 0;
-    let newline: number;
-    while ((newline = buffer.indexOf('\n', start)) >= 0) {
-      lines.push(buffer.slice(start, newline));
-      start = newline + 1;
+    // Only the new text is searched: a long message over many chunks is neither rescanned nor recopied per chunk.
+    const lastNewline = text.lastIndexOf('\n');
+    if (lastNewline < 0) {
+      this.keep(text);
+    } else {
+      const buffer = this.partial.length === 0 ? text : this.partial.join('') + text;
+      const end = buffer.length - text.length + lastNewline;
+      // The tail is kept before anything is delivered, so a listener that throws cannot make a line come twice;
+      // lines are cut from the one string by index (no copy of the rest per line).
+      this.partial = [];
+      this.partialLength = 0;
+      if (lastNewline + 1 < text.length) this.keep(text.slice(lastNewline + 1));
+      let start = 0;
+      while (start <= end) {
+        const newline = buffer.indexOf('\n', start);
+        this.line(buffer, start, newline);
+        start = newline + 1;
+      }
     }
-    // Kept before anything is delivered, so a listener that throws cannot make a line come twice.
-    this.buffer = start === 0 ? buffer : buffer.slice(start);
-    for (const line of lines) this.line(line);
-    if (this.buffer.length > this.maxLineBytes) {
+    if (this.partialLength > this.maxLineBytes) {
       // A line this long is not a message we will take; drop it and answer as unparsable.
-      this.buffer = '';
+      this.partial = [];
+      this.partialLength = 0;
       this.deliver(undefined, '');
     }
   }
 
-  private line(raw: string): void {
-    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (text.trim() === '') return;
+  private keep(text: string): void {
+    this.partial.push(text);
+    this.partialLength += text.length;
+  }
+
+  /** The line buffer[start, stop), without a CR before its newline. */
+  private line(buffer: string, start: number, stop: number): void {
+    const last = stop > start && buffer.charCodeAt(stop - 1) === CR ? stop - 1 : stop;
+    // A message starts with '{' (or '['); only other lines need the blank-line check.
+    const first = buffer.charCodeAt(start);
+    if (last === start || (first !== OPEN_BRACE && buffer.slice(start, last).trim() === '')) return;
+    const text = buffer.slice(start, last);
     const parsed = parseOrMark(text);
     if (parsed === PARSE_FAILED) this.deliver(undefined, text);
     else this.deliver(parsed);
   }
 }
+
+const CR = 13;
+const OPEN_BRACE = 123;
 
 function parseOrMark(text: string): unknown {
   try {

@@ -18,10 +18,20 @@ export interface LinkServer {
   readonly closed: Promise<void>;
 }
 
-/** One request in flight; its AbortController is made only if someone looks at the signal. */
-class InFlight {
+/**
+ * One request in flight, and the channel its handler gets: one object per
+ * request (no closures); its AbortController is made only if someone looks
+ * at the signal.
+ */
+class InFlight implements RequestChannel {
   private controller: AbortController | undefined;
   cancelled = false;
+  readonly canNotify = true;
+
+  constructor(
+    private readonly sendToClient: (message: JsonRpcNotification | JsonRpcRequest) => void,
+    readonly connection: Connection,
+  ) {}
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -29,6 +39,10 @@ class InFlight {
       if (this.cancelled) this.controller.abort();
     }
     return this.controller.signal;
+  }
+
+  send(outgoing: JsonRpcNotification | JsonRpcRequest): void {
+    if (!this.cancelled) this.sendToClient(outgoing);
   }
 
   cancel(): void {
@@ -39,10 +53,14 @@ class InFlight {
 
 export function serveLink(handler: RequestHandler, link: MessageLink): LinkServer {
   const inFlight = new Map<RequestId, InFlight>();
-  const pending = new Set<Promise<void>>();
+  // Requests not yet settled (in flight or being cancelled): `closed` waits for them. A count, not a set of promises.
+  let unsettled = 0;
   let linkOpen = true;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  const settledOne = (): void => {
+    if (--unsettled === 0 && !linkOpen) resolveClosed();
+  };
 
   const send = (message: Parameters<MessageLink['send']>[0]): void => {
     if (linkOpen) link.send(message);
@@ -50,24 +68,19 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
   const connectionClosed = new AbortController();
   const connection: Connection = { slots: new Map(), send, closed: connectionClosed.signal };
 
-  const handleRequest = async (request: Parameters<RequestHandler['handleRequest']>[0]): Promise<void> => {
-    const entry = new InFlight();
+  // Never rejects: a failing handler leaves the request unanswered, as before (the request path turns its errors into replies).
+  const handleRequest = async (request: JsonRpcRequest): Promise<void> => {
+    const entry = new InFlight(send, connection);
     inFlight.set(request.id, entry);
-    const channel: RequestChannel = {
-      get signal() {
-        return entry.signal;
-      },
-      canNotify: true,
-      send: (outgoing: JsonRpcNotification | JsonRpcRequest) => {
-        if (!entry.cancelled) send(outgoing);
-      },
-      connection,
-    };
+    unsettled++;
     try {
-      const reply = await handler.handleRequest(request, channel);
+      const reply = await handler.handleRequest(request, entry);
       if (!entry.cancelled && !reply.withhold) send(reply.message);
+    } catch {
+      // nothing to send: see above
     } finally {
       if (inFlight.get(request.id) === entry) inFlight.delete(request.id);
+      settledOne();
     }
   };
 
@@ -95,9 +108,7 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
           send(errorResponse(request.id, McpError.invalidRequest(`Invalid request: id ${JSON.stringify(request.id)} is already in use`)));
           return;
         }
-        const task = handleRequest(request).catch(() => undefined);
-        pending.add(task);
-        void task.finally(() => pending.delete(task));
+        void handleRequest(request);
       }
     }
   });
@@ -106,7 +117,7 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
     linkOpen = false;
     connectionClosed.abort();
     for (const entry of inFlight.values()) entry.cancel();
-    void Promise.allSettled([...pending]).then(() => resolveClosed());
+    if (unsettled === 0) resolveClosed();
   });
 
   return {

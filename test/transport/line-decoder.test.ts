@@ -50,4 +50,37 @@ describe('LineDecoder', () => {
     lines.push('"}\n{"next":1}\n');
     expect(got.at(-1)).toEqual({ message: { next: 1 } });
   });
+
+  it('a message split over many chunks, even inside a multi-byte character\'s string, is delivered once, whole', () => {
+    const { lines, got } = decoder();
+    const message = { text: 'é'.repeat(1000) + '✓'.repeat(1000) };
+    const line = `${JSON.stringify(message)}\n`;
+    for (let at = 0; at < line.length; at += 7) lines.push(line.slice(at, at + 7));
+    expect(got).toEqual([{ message }]);
+  });
+
+  it('lines that are empty or only whitespace are skipped; whitespace around a message is allowed', () => {
+    const { lines, got } = decoder();
+    lines.push('\n\r\n   \n\t\r\n  {"a":1}  \r\n{"b":2}\n');
+    expect(got).toEqual([{ message: { a: 1 } }, { message: { b: 2 } }]);
+  });
+
+  it('a newline that arrives alone ends the line the earlier chunks began', () => {
+    const { lines, got } = decoder();
+    lines.push('{"a":');
+    lines.push('1}');
+    lines.push('\r');
+    expect(got).toHaveLength(0);
+    lines.push('\n');
+    expect(got).toEqual([{ message: { a: 1 } }]);
+  });
+
+  it('the limit counts the bytes of a line kept over several chunks', () => {
+    const { lines, got } = decoder(16);
+    lines.push('{"a":"12345');
+    lines.push('67890');
+    expect(got).toHaveLength(0);
+    lines.push('abc');
+    expect(got).toEqual([{ message: undefined, raw: '' }]);
+  });
 });

@@ -89,15 +89,24 @@ function buildServer(): McpServer {
       hook(started, tag).resolve();
     });
   });
+  server.tool('hold', { input: { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] } }, async (args) => {
+    // Ignores cancellation: runs until the test lets it go.
+    const tag = String(args.tag);
+    hook(started, tag).resolve();
+    await hook(released, tag).promise;
+    return `released ${tag}`;
+  });
   return server;
 }
 
+let released = new Map<string, Deferred<void>>();
 let client: ClientEnd;
 let served: ReturnType<typeof serveLink>;
 
 function connect(): void {
   started = new Map();
   aborted = new Map();
+  released = new Map();
   const [clientLink, serverLink] = createLinkPair();
   served = serveLink(buildServer(), serverLink);
   client = new ClientEnd(clientLink);
@@ -200,5 +209,43 @@ describe('serveLink over createLinkPair', () => {
     await hook(aborted, 'close').promise;
     await served.closed;
     expect(served.inFlight).toBe(0);
+  });
+
+  it('settles `closed` only once a request that ignores cancellation has finished, and sends it nothing more', async () => {
+    connect();
+    client.request('held', 'tools/call', { name: 'hold', arguments: { tag: 'stubborn' } });
+    await hook(started, 'stubborn').promise;
+    let settled = false;
+    void served.closed.then(() => (settled = true));
+    client.link.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    hook(released, 'stubborn').resolve();
+    await within(served.closed, 'settled close');
+    expect(served.inFlight).toBe(0);
+    expect(client.received.filter((m) => m.id === 'held')).toEqual([]);
+  });
+
+  it('settles `closed` when the link closes with nothing in flight', async () => {
+    connect();
+    client.request(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' } });
+    await within(client.response(1), 'response');
+    client.link.close();
+    await within(served.closed, 'settled close');
+  });
+
+  it('refuses a request whose id is still in flight (-32600 with that id), and answers the first one', async () => {
+    connect();
+    client.request('dup', 'tools/call', { name: 'hold', arguments: { tag: 'first' } });
+    await hook(started, 'first').promise;
+    client.request('dup', 'tools/call', { name: 'echo', arguments: { text: 'second' } });
+    const refusal = await within(client.next((m) => m.id === 'dup' && 'error' in m), 'refusal');
+    expect((refusal.error as { code: number }).code).toBe(-32600);
+    hook(released, 'first').resolve();
+    const answer = await within(client.next((m) => m.id === 'dup' && 'result' in m), 'response');
+    expect(JSON.stringify(answer.result)).toContain('released first');
+    // The id is free again once answered.
+    client.request('dup', 'tools/call', { name: 'echo', arguments: { text: 'third' } });
+    await within(client.next((m) => m.id === 'dup' && 'result' in m && JSON.stringify(m.result).includes('third')), 'reuse');
   });
 });
