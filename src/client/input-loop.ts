@@ -118,7 +118,9 @@ export class InputLoop {
     const call = this.requester.telemetry?.call(method, params);
     if (!call) return this.runRounds<R>(method, params, options, undefined);
     try {
-      const result = await contexts.with(call.context, () => this.runRounds<R>(method, params, options, call));
+      // A call span that changed nothing in the context (no SDK) needs no switch to it.
+      const rounds = (): Promise<R> => this.runRounds<R>(method, params, options, call);
+      const result = await (call.context === contexts.active() ? rounds() : contexts.with(call.context, rounds));
       call.end();
       return result;
     } catch (error) {

@@ -21,7 +21,7 @@ import {
   ERROR_TOOL,
   METRIC_CLIENT_DURATION,
 } from './semantic-conventions.js';
-import { TelemetrySource } from './telemetry-options.js';
+import { records, TelemetrySource, withSpan } from './telemetry-options.js';
 import { traceMeta } from './trace-context.js';
 
 /** How the conventions name the transport under MCP (`network.transport`). */
@@ -41,18 +41,23 @@ export class ClientTelemetry {
     return this.duration;
   }
 
+  /** Whether durations are recorded (false without a metrics SDK: then nothing is measured or described for them). */
+  get measures(): boolean {
+    return records(this.durations);
+  }
+
   /** The span over a multi round-trip call, from its first request to its result. */
   call(method: string, params: Record<string, unknown>): ClientCallSpan {
     const parent = contexts.active();
     const span = this.source.tracer.startSpan(spanName(method, params), { kind: SpanKind.INTERNAL }, parent);
     if (span.isRecording()) span.setAttributes(requestAttributes(method, params, true));
-    return new ClientCallSpan(span, trace.setSpan(parent, span));
+    return new ClientCallSpan(span, withSpan(parent, span));
   }
 
   /** The span of one request, under `parent` (a call's context, or the active one). */
   request(method: string, params: Record<string, unknown>, parent: Context, round: number | undefined): ClientRequestSpan {
     const span = this.source.tracer.startSpan(spanName(method, params), { kind: SpanKind.CLIENT }, parent);
-    return new ClientRequestSpan(this, span, trace.setSpan(parent, span), method, params, round);
+    return new ClientRequestSpan(this, span, withSpan(parent, span), method, params, round);
   }
 
   recordDuration(seconds: number, attributes: Attributes): void {
@@ -84,7 +89,8 @@ export class ClientCallSpan {
 }
 
 export class ClientRequestSpan {
-  private readonly startedAt = performance.now();
+  private readonly startedAt: number;
+  private readonly measured: boolean;
 
   constructor(
     private readonly telemetry: ClientTelemetry,
@@ -93,7 +99,10 @@ export class ClientRequestSpan {
     private readonly method: string,
     private readonly params: Record<string, unknown>,
     private readonly round: number | undefined,
-  ) {}
+  ) {
+    this.measured = telemetry.measures;
+    this.startedAt = this.measured ? performance.now() : 0;
+  }
 
   /** The trace-context keys the request's `_meta` carries (undefined when the propagator writes none). */
   traceMeta(): Record<string, string> | undefined {
@@ -113,6 +122,11 @@ export class ClientRequestSpan {
 
   /** The response, or the failure that left none (a transport error, a timeout). */
   end(outcome: { response: JsonRpcResponse } | { failure: unknown }, protocolVersion: string | undefined): void {
+    // Without an SDK nothing below would be kept: the outcome is not even described.
+    if (!this.measured && !this.span.isRecording()) {
+      this.span.end();
+      return;
+    }
     const attributes: Attributes = requestAttributes(this.method, this.params, false);
     if (protocolVersion !== undefined) attributes[ATTR_MCP_PROTOCOL_VERSION] = protocolVersion;
     let status: { code: SpanStatusCode; message?: string } | undefined;
@@ -138,6 +152,6 @@ export class ClientRequestSpan {
       if (status) this.span.setStatus(status);
     }
     this.span.end();
-    this.telemetry.recordDuration((performance.now() - this.startedAt) / 1000, attributes);
+    if (this.measured) this.telemetry.recordDuration((performance.now() - this.startedAt) / 1000, attributes);
   }
 }

@@ -8,7 +8,7 @@
  * task status changes.
  */
 
-import { context as contexts, createNoopMeter, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type Span } from '@opentelemetry/api';
+import { context as contexts, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type Span } from '@opentelemetry/api';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { linkFrom, linkToken } from './flow-link.js';
 import { requestAttributes, spanName } from './request-attributes.js';
@@ -35,7 +35,7 @@ import {
   METRIC_STATE_SIZE,
   METRIC_TASK_STATUS,
 } from './semantic-conventions.js';
-import { TelemetrySource } from './telemetry-options.js';
+import { records, TelemetrySource, withSpan } from './telemetry-options.js';
 import { contextFromMeta } from './trace-context.js';
 
 /** What came of a request, as the server saw it. */
@@ -67,9 +67,6 @@ interface ServerInstruments {
   live: boolean;
 }
 
-/** The class of the API's no-op histogram, to tell a meter without an SDK behind it. */
-const NOOP_HISTOGRAM = createNoopMeter().createHistogram('tessera.noop').constructor;
-
 export class ServerTelemetry {
   private made: ServerInstruments | undefined;
 
@@ -99,7 +96,7 @@ export class ServerTelemetry {
       tasks: meter.createCounter(METRIC_TASK_STATUS, { unit: '{change}', description: 'Tasks entering each status' }),
       live: true,
     };
-    this.made.live = this.made.duration.constructor !== NOOP_HISTOGRAM;
+    this.made.live = records(this.made.duration);
     return this.made;
   }
 
@@ -134,10 +131,7 @@ export class ServerSpan {
     // The client's span is the parent; the transport's (an HTTP span), when there is one, is a link.
     const links = ambientSpan && parent !== ambient && trace.getSpanContext(parent) !== ambientSpan ? [{ context: ambientSpan }] : [];
     this.span = telemetry.source.tracer.startSpan(spanName(request.method, request.params), { kind: SpanKind.SERVER, links }, parent);
-    // A span that neither records nor carries a valid context (no SDK, no incoming trace) adds nothing to propagate.
-    const spanContext = this.span.spanContext();
-    const carries = this.span.isRecording() || (spanContext !== INVALID_SPAN_CONTEXT && isSpanContextValid(spanContext));
-    this.context = carries ? trace.setSpan(parent, this.span) : parent;
+    this.context = withSpan(parent, this.span);
     const metrics = telemetry.instruments.live;
     this.observed = this.span.isRecording() || metrics;
     this.startedAt = metrics ? performance.now() : 0;

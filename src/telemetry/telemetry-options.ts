@@ -5,7 +5,7 @@
  * with several pipelines hand their own in.
  */
 
-import { metrics, propagation, trace, type Meter, type MeterProvider, type TextMapPropagator, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { createNoopMeter, INVALID_SPAN_CONTEXT, isSpanContextValid, metrics, propagation, trace, type Context, type Histogram, type Meter, type MeterProvider, type Span, type TextMapPropagator, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { INSTRUMENTATION_SCOPE } from './semantic-conventions.js';
 
 export interface TelemetryOptions {
@@ -41,4 +41,23 @@ export class TelemetrySource {
   get propagator(): TextMapPropagator {
     return this.options.propagator ?? propagation;
   }
+}
+
+/** The class of the API's no-op histogram, to tell a meter without an SDK behind it. */
+const NOOP_HISTOGRAM = createNoopMeter().createHistogram('tessera.noop').constructor;
+
+/** Whether `histogram` records anything: false for the API's no-op one (no SDK), so its attributes need not be built. */
+export function records(histogram: Histogram): boolean {
+  return histogram.constructor !== NOOP_HISTOGRAM;
+}
+
+/**
+ * `parent` with `span` current, or `parent` itself when the span neither
+ * records nor carries a valid context (no SDK and no incoming trace): such a
+ * span adds nothing to propagate, and a context is not made for it.
+ */
+export function withSpan(parent: Context, span: Span): Context {
+  const spanContext = span.spanContext();
+  const carries = span.isRecording() || (spanContext !== INVALID_SPAN_CONTEXT && isSpanContextValid(spanContext));
+  return carries ? trace.setSpan(parent, span) : parent;
 }
