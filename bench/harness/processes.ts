@@ -5,6 +5,7 @@
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { withFileLimit } from './file-limit.js';
 import { onServerCore } from './pinning.js';
 
 export interface ServerProcess {
@@ -25,6 +26,8 @@ export interface SpawnOptions {
   nodeFlags?: string[];
   /** How long to wait for the "listening" line. */
   startTimeoutMs?: number;
+  /** Raise the server's open-file limit to this (bounded by the hard limit; see file-limit.ts). */
+  fileLimit?: number;
 }
 
 /** PIDs of everything this run started that may still be running (servers and stdio children alike). */
@@ -59,7 +62,8 @@ function alive(pid: number): boolean {
 /** Starts a server script and resolves once it printed both its endpoint and its diagnostics URL. */
 export function startServer(options: SpawnOptions): Promise<ServerProcess> {
   // On the servers' core where pinning is on (taskset execs node, so the PID is the server's).
-  const { command, args } = onServerCore(process.execPath, [...(options.nodeFlags ?? []), options.script, ...(options.args ?? [])]);
+  const pinned = onServerCore(process.execPath, [...(options.nodeFlags ?? []), options.script, ...(options.args ?? [])]);
+  const { command, args } = options.fileLimit === undefined ? pinned : withFileLimit(options.fileLimit, pinned.command, pinned.args);
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   track(child.pid);
   return new Promise((resolve, reject) => {
