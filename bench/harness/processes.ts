@@ -6,6 +6,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { withFileLimit } from './file-limit.js';
+import { log } from './log.js';
 import { onServerCore } from './pinning.js';
 
 export interface ServerProcess {
@@ -32,6 +33,8 @@ export interface SpawnOptions {
 
 /** PIDs of everything this run started that may still be running (servers and stdio children alike). */
 const running = new Set<number>();
+/** PIDs this run is stopping: their exit is expected. */
+const stopping = new Set<number>();
 
 export function track(pid: number | null | undefined): void {
   if (pid) running.add(pid);
@@ -82,6 +85,8 @@ export function startServer(options: SpawnOptions): Promise<ServerProcess> {
     child.once('exit', (code, sig) => {
       untrack(child.pid);
       if (url === undefined || diagnosticsUrl === undefined) fail(new Error(`${options.name} exited (${sig ?? `code ${code}`}) before listening:\n${stderr}`));
+      // A server that dies mid-run shows only as connection errors: say why, with what it last printed.
+      else if (child.pid !== undefined && !stopping.has(child.pid)) log(`${options.name} (pid ${child.pid}) exited unexpectedly (${sig ?? `code ${code}`}); its stderr ends:\n${stderr.slice(-4_000)}`);
     });
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (text: string) => {
@@ -101,6 +106,7 @@ export function startServer(options: SpawnOptions): Promise<ServerProcess> {
 /** SIGTERM, then SIGKILL if the process is still there after `graceMs`. */
 export async function stopPid(pid: number | null | undefined, graceMs = 3000): Promise<void> {
   if (!pid) return;
+  stopping.add(pid);
   if (!signal(pid, 'SIGTERM')) {
     untrack(pid);
     return;
