@@ -103,17 +103,23 @@ export function startServer(options: SpawnOptions): Promise<ServerProcess> {
   });
 }
 
-/** SIGTERM, then SIGKILL if the process is still there after `graceMs`. */
+/**
+ * SIGTERM, then SIGKILL if the process is still there after `graceMs`. Only
+ * a PID this run still tracks is signalled: once its child's exit was seen
+ * the number is free, and the system (pid_max may be as low as 32768) can
+ * hand it to any other process, someone else's included.
+ */
 export async function stopPid(pid: number | null | undefined, graceMs = 3000): Promise<void> {
-  if (!pid) return;
+  if (!pid || !running.has(pid)) return;
   stopping.add(pid);
   if (!signal(pid, 'SIGTERM')) {
     untrack(pid);
     return;
   }
   const deadline = Date.now() + graceMs;
-  while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-  if (alive(pid)) signal(pid, 'SIGKILL');
+  const stillOurs = (): boolean => running.has(pid) && alive(pid);
+  while (stillOurs() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  if (stillOurs()) signal(pid, 'SIGKILL');
   untrack(pid);
 }
 
