@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only http,stdio,seal,memory,workloads2]`
+ * `npm run bench [-- --quick] [-- --only http,stdio,seal,memory,workloads2,workloads3]`
  *
  * Starts the Tessera, official SDK (plain state, codec state, echo only) and
  * bare servers as separate processes on 127.0.0.1, drives them from this one
@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { FULL, OFFICIAL_RESPONSE_MODE, QUICK } from './config.js';
 import { log } from './harness/log.js';
 import { startServer, stopAll, stopAllOnExit, stopPid, wasInterrupted, type ServerProcess } from './harness/processes.js';
+import { runHeldPhase } from './phases/held.js';
 import { runHttpPhase } from './phases/http.js';
 import { runMemoryPhase } from './phases/memory.js';
 import { runSealPhase } from './phases/seal.js';
@@ -25,10 +26,13 @@ import { renderReport } from './report/table.js';
 import { startTokenIssuer, ISSUER_ENV, type TokenIssuer } from './harness/token-issuer.js';
 import { choosePinning } from './harness/pinning.js';
 import { wrkAvailable } from './harness/wrk-cell.js';
-import { HTTP_SERVERS, JWT_SERVERS, MEMORY_SERVERS, STARTED_SERVERS, WORKLOADS2_SERVERS, type ServerId } from './systems.js';
+import { HTTP_SERVERS, JWT_SERVERS, MEMORY_SERVERS, STARTED_SERVERS, WORKLOADS2_SERVERS, WORKLOADS3_SERVERS, type ServerId } from './systems.js';
 import { HTTP_WORKLOADS2 } from './workloads/http-workloads2.js';
+import { HTTP_WORKLOADS3 } from './workloads/http-workloads3.js';
 
-const PHASES = ['http', 'stdio', 'seal', 'memory', 'workloads2'] as const;
+const PHASES = ['http', 'stdio', 'seal', 'memory', 'workloads2', 'workloads3'] as const;
+/** Phases that run only when named in --only (issue 15's new workloads), so the default run keeps its length. */
+const OPT_IN: readonly Phase[] = ['workloads2', 'workloads3'];
 type Phase = (typeof PHASES)[number];
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only ${PHASES.join(',')}] [-- --no-pin]
@@ -53,8 +57,7 @@ if (values.help) {
   process.exit(0);
 }
 const config = values.quick ? QUICK : FULL;
-// workloads2 (issue 15's new workloads) runs only when asked for, so the default run keeps its length.
-const phases = new Set<Phase>(values.only ? (values.only.split(',') as Phase[]) : PHASES.filter((p) => p !== 'workloads2'));
+const phases = new Set<Phase>(values.only ? (values.only.split(',') as Phase[]) : PHASES.filter((p) => !OPT_IN.includes(p)));
 for (const phase of phases) {
   if (!PHASES.includes(phase)) {
     process.stderr.write(`--only: unknown phase '${phase}'\n${USAGE}\n`);
@@ -87,10 +90,14 @@ const servers = {} as Record<ServerId, ServerProcess>;
 const tokens = new Map<ServerId, Record<string, string>>();
 let issuer: TokenIssuer | undefined;
 try {
-  if (phases.has('http') || phases.has('memory') || phases.has('workloads2')) {
+  if (phases.has('http') || phases.has('memory') || phases.has('workloads2') || phases.has('workloads3')) {
     // The JWT systems only take part in the HTTP phase; they learn the issuer from the environment they inherit.
     const started = [
-      ...new Set([...(phases.has('http') ? STARTED_SERVERS : phases.has('memory') ? MEMORY_SERVERS : []), ...(phases.has('workloads2') ? WORKLOADS2_SERVERS : [])]),
+      ...new Set([
+        ...(phases.has('http') ? STARTED_SERVERS : phases.has('memory') ? MEMORY_SERVERS : []),
+        ...(phases.has('workloads2') ? WORKLOADS2_SERVERS : []),
+        ...(phases.has('workloads3') ? WORKLOADS3_SERVERS : []),
+      ]),
     ];
     if (phases.has('http')) {
       issuer = await startTokenIssuer();
@@ -113,6 +120,10 @@ try {
   }
   if (phases.has('http')) await runHttpPhase(config, servers, record, (system) => tokens.get(system));
   if (phases.has('workloads2')) await runHttpPhase(config, servers, record, () => undefined, HTTP_WORKLOADS2);
+  if (phases.has('workloads3')) {
+    await runHttpPhase(config, servers, record, () => undefined, HTTP_WORKLOADS3);
+    await runHeldPhase(config, record);
+  }
   if (phases.has('stdio')) await runStdioPhase(config, record);
   if (phases.has('seal')) await runSealPhase(config, record);
   if (phases.has('memory')) await runMemoryPhase(config, servers, (m) => results.memory.push(m));

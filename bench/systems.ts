@@ -30,7 +30,11 @@ export type ServerId =
   | 'tesseraMany'
   | 'officialResource'
   | 'officialLength'
-  | 'officialMany';
+  | 'officialMany'
+  | 'tesseraHeld'
+  | 'officialHeld'
+  | 'bareHeld'
+  | 'officialSessions';
 
 export interface HttpServerSpec {
   id: ServerId;
@@ -45,6 +49,10 @@ export const TESSERA_SCRIPT = script('tessera');
 export const OFFICIAL_SCRIPT = script('official');
 
 const official = (...args: string[]): string[] => [...args, '--response-mode', OFFICIAL_RESPONSE_MODE];
+
+/** The workloads3 phase holds connections for a while: no server may close an idle one meanwhile (the default is 65 s). */
+export const HELD_KEEP_ALIVE_MS = 600_000;
+const held = ['--keep-alive-ms', String(HELD_KEEP_ALIVE_MS)];
 
 export const HTTP_SERVERS: Record<ServerId, HttpServerSpec> = {
   // Tessera always serves the whole 50-tool catalogue with sealed state: the conservative side of every comparison.
@@ -72,6 +80,12 @@ export const HTTP_SERVERS: Record<ServerId, HttpServerSpec> = {
   officialResource: { id: 'officialResource', label: 'Official, 1 MiB resource only', script: OFFICIAL_SCRIPT, args: official('--tools', 'resource') },
   officialLength: { id: 'officialLength', label: 'Official, length only', script: OFFICIAL_SCRIPT, args: official('--tools', 'length') },
   officialMany: { id: 'officialMany', label: 'Official, 1,000 tools', script: OFFICIAL_SCRIPT, args: official('--tools', 'echo,confirm,wizard,lookup,many') },
+  // The workloads3 phase: long keep-alive everywhere; Tessera with its 2025 session caps lifted, the official
+  // SDK's stateless handler with its listen-stream cap lifted, and its session-ful transport for the 2025 rows.
+  tesseraHeld: { id: 'tesseraHeld', label: 'Tessera, long keep-alive, session caps lifted', script: TESSERA_SCRIPT, args: [...held, '--sessions'] },
+  officialHeld: { id: 'officialHeld', label: 'Official, echo only, long keep-alive, listen cap lifted', script: OFFICIAL_SCRIPT, args: official('--tools', 'echo', ...held, '--max-subscriptions', '1000000') },
+  bareHeld: { id: 'bareHeld', label: 'Bare node:http, long keep-alive', script: script('bare'), args: held },
+  officialSessions: { id: 'officialSessions', label: 'Official 2025-11-25 sessions (session-ful transport), echo only', script: script('official-sessions'), args: held },
 };
 
 /** The report's main columns, in order. */
@@ -98,5 +112,9 @@ export const MEMORY_SERVERS: readonly ServerId[] = ['tessera', 'officialConfirm'
 /** The servers of the workloads2 phase only. */
 export const WORKLOADS2_SERVERS: readonly ServerId[] = ['tesseraExtras', 'tesseraMany', 'officialResource', 'officialLength', 'officialMany'];
 
+/** The servers the workloads3 phase starts once, for its session-creation cells (its memory cells start their own per cell). */
+export const WORKLOADS3_SERVERS: readonly ServerId[] = ['tesseraHeld', 'officialSessions'];
+const WORKLOADS3_ONLY: readonly ServerId[] = ['tesseraHeld', 'officialHeld', 'bareHeld', 'officialSessions'];
+
 /** Every HTTP server the http phase starts. */
-export const STARTED_SERVERS: readonly ServerId[] = (Object.keys(HTTP_SERVERS) as ServerId[]).filter((id) => !WORKLOADS2_SERVERS.includes(id));
+export const STARTED_SERVERS: readonly ServerId[] = (Object.keys(HTTP_SERVERS) as ServerId[]).filter((id) => !WORKLOADS2_SERVERS.includes(id) && !WORKLOADS3_ONLY.includes(id));

@@ -67,7 +67,7 @@ export async function runHttpCell(options: HttpCellOptions): Promise<CellResult>
   };
 
   const requests: autocannon.Request[] = steps.map((step, index) => ({
-    method: 'POST',
+    method: step.method ?? 'POST',
     path: url.pathname,
     headers: options.headers ? { ...step.headers, ...options.headers } : step.headers,
     setupRequest(request, context) {
@@ -82,17 +82,18 @@ export async function runHttpCell(options: HttpCellOptions): Promise<CellResult>
       if (step.headersFor) request.headers = options.headers ? { ...step.headersFor(flow), ...options.headers } : step.headersFor(flow);
       return request;
     },
-    onResponse(status, body, context) {
+    onResponse(status, body, context, headers) {
       responses++;
       const flow = context as FlowContext;
-      const error = step.check(status, body, flow);
+      const error = step.check(status, body, flow, headers as Record<string, string | string[]> | undefined);
       if (error !== undefined) {
         fail(error);
         flow.requestState = undefined;
         flow.failed = true;
         return;
       }
-      if (index === steps.length - 1 || flow.done) {
+      // A clean-up step (a session's DELETE) may still run after a failed one: the unit does not count then.
+      if (!flow.failed && (index === steps.length - 1 || flow.done)) {
         units++;
         unitLatency.record(performance.now() - (flow.startedAt ?? Number.NaN));
       }

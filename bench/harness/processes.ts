@@ -5,6 +5,8 @@
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { withFileLimit } from './file-limit.js';
+import { log } from './log.js';
 import { onServerCore } from './pinning.js';
 
 export interface ServerProcess {
@@ -25,11 +27,13 @@ export interface SpawnOptions {
   nodeFlags?: string[];
   /** How long to wait for the "listening" line. */
   startTimeoutMs?: number;
+  /** Raise the server's open-file limit to this (bounded by the hard limit; see file-limit.ts). */
+  fileLimit?: number;
 }
 
 /** PIDs of everything this run started that may still be running (servers and stdio children alike). */
 const running = new Set<number>();
-/** PIDs being stopped on purpose (their exit is expected). */
+/** PIDs this run is stopping: their exit is expected. */
 const stopping = new Set<number>();
 
 export function track(pid: number | null | undefined): void {
@@ -61,7 +65,8 @@ function alive(pid: number): boolean {
 /** Starts a server script and resolves once it printed both its endpoint and its diagnostics URL. */
 export function startServer(options: SpawnOptions): Promise<ServerProcess> {
   // On the servers' core where pinning is on (taskset execs node, so the PID is the server's).
-  const { command, args } = onServerCore(process.execPath, [...(options.nodeFlags ?? []), options.script, ...(options.args ?? [])]);
+  const pinned = onServerCore(process.execPath, [...(options.nodeFlags ?? []), options.script, ...(options.args ?? [])]);
+  const { command, args } = options.fileLimit === undefined ? pinned : withFileLimit(options.fileLimit, pinned.command, pinned.args);
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   track(child.pid);
   return new Promise((resolve, reject) => {
@@ -78,11 +83,10 @@ export function startServer(options: SpawnOptions): Promise<ServerProcess> {
     timer = setTimeout(() => fail(new Error(`${options.name} did not start within ${startTimeoutMs} ms:\n${stderr}`)), startTimeoutMs);
     child.once('error', fail);
     child.once('exit', (code, sig) => {
-      // Still tracked means nobody stopped it: it died during the run, and its last words say why.
-      const unexpected = child.pid !== undefined && running.has(child.pid) && !stopping.has(child.pid);
       untrack(child.pid);
       if (url === undefined || diagnosticsUrl === undefined) fail(new Error(`${options.name} exited (${sig ?? `code ${code}`}) before listening:\n${stderr}`));
-      else if (unexpected && !interrupted) process.stderr.write(`[bench] ${options.name} (pid ${child.pid}) exited during the run (${sig ?? `code ${code}`}); the end of its stderr:\n${stderr.slice(-4000)}\n`);
+      // A server that dies mid-run shows only as connection errors: say why, with what it last printed.
+      else if (child.pid !== undefined && !stopping.has(child.pid)) log(`${options.name} (pid ${child.pid}) exited unexpectedly (${sig ?? `code ${code}`}); its stderr ends:\n${stderr.slice(-4_000)}`);
     });
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (text: string) => {
@@ -99,17 +103,23 @@ export function startServer(options: SpawnOptions): Promise<ServerProcess> {
   });
 }
 
-/** SIGTERM, then SIGKILL if the process is still there after `graceMs`. */
+/**
+ * SIGTERM, then SIGKILL if the process is still there after `graceMs`. Only
+ * a PID this run still tracks is signalled: once its child's exit was seen
+ * the number is free, and the system (pid_max may be as low as 32768) can
+ * hand it to any other process, someone else's included.
+ */
 export async function stopPid(pid: number | null | undefined, graceMs = 3000): Promise<void> {
-  if (!pid) return;
+  if (!pid || !running.has(pid)) return;
   stopping.add(pid);
   if (!signal(pid, 'SIGTERM')) {
     untrack(pid);
     return;
   }
   const deadline = Date.now() + graceMs;
-  while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-  if (alive(pid)) signal(pid, 'SIGKILL');
+  const stillOurs = (): boolean => running.has(pid) && alive(pid);
+  while (stillOurs() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+  if (stillOurs()) signal(pid, 'SIGKILL');
   untrack(pid);
 }
 

@@ -34,6 +34,13 @@ export interface CellRecord {
   serverCpu?: number;
   /** Size of one sealed state (sealing cells). */
   tokenBytes?: number;
+  /** Held-connection cells (workloads3): how many connections or streams were open and checked when memory was read… */
+  held?: number;
+  /** …the server's RSS and V8 heap after full GCs before they were opened (rssBytes is the RSS with them open)… */
+  rssBefore?: number;
+  heapBefore?: number;
+  /** …and the heap with them open. */
+  heapAfter?: number;
   /** The machine's 1-minute load average when the cell ended: other work on the machine shows here. */
   load1: number;
 }
@@ -76,6 +83,10 @@ export interface Summary {
   exchangeP99: number;
   rssBytes: number;
   tokenBytes: number;
+  /** Held-connection cells: RSS before, and RSS and heap growth per held connection or stream, bytes. */
+  rssBefore: number;
+  rssPerHeld: number;
+  heapPerHeld: number;
   generatorCpu: number;
   serverCpu: number;
   /** Server CPU seconds per unit of work (request, exchange): what it costs, whether or not the server was the limit. */
@@ -99,6 +110,9 @@ export function summarize(results: RunResults, workload: string, system: SystemI
     exchangeP99: medianOf(cells, (c) => c.exchangeP99),
     rssBytes: medianOf(cells, (c) => c.rssBytes),
     tokenBytes: medianOf(cells, (c) => c.tokenBytes),
+    rssBefore: medianOf(cells, (c) => c.rssBefore),
+    rssPerHeld: medianOf(cells, (c) => (c.held && c.rssBefore !== undefined && c.rssBytes !== undefined ? (c.rssBytes - c.rssBefore) / c.held : undefined)),
+    heapPerHeld: medianOf(cells, (c) => (c.held && c.heapBefore !== undefined && c.heapAfter !== undefined ? (c.heapAfter - c.heapBefore) / c.held : undefined)),
     generatorCpu: medianOf(cells, (c) => c.generatorCpu),
     serverCpu: medianOf(cells, (c) => c.serverCpu),
     serverCpuPerUnit: medianOf(cells, (c) => (c.serverCpu !== undefined && c.rate > 0 ? c.serverCpu / c.rate : undefined)),

@@ -7,7 +7,7 @@ import { SYSTEM_LABELS, SYSTEM_ORDER, type SystemId } from '../systems.js';
 import { summarize, totalErrors, type RunResults, type Summary } from './results.js';
 import { checkTargets } from './targets.js';
 
-type RowKind = 'rate' | 'latency' | 'exchangeLatency' | 'rss' | 'token' | 'cpu' | 'cpuPerUnit';
+type RowKind = 'rate' | 'latency' | 'exchangeLatency' | 'rss' | 'token' | 'cpu' | 'cpuPerUnit' | 'rssBeforeAfter' | 'rssPerHeld' | 'heapPerHeld';
 
 interface RowSpec {
   label: string;
@@ -77,6 +77,20 @@ const ROWS: readonly RowSpec[] = [
   { label: 'HTTP tasks c16, task p50 / p99 ms (call + polls)', workload: 'http-tasks-c16', kind: 'exchangeLatency' },
   { label: 'HTTP tasks c16, server RSS MiB', workload: 'http-tasks-c16', kind: 'rss' },
   { label: 'HTTP tasks c16, CPU generator / server', workload: 'http-tasks-c16', kind: 'cpu' },
+  { label: '2025-11-25 sessions (initialize, initialized, DELETE) c16, sessions/s', workload: 'legacy-sessions-c16', kind: 'rate' },
+  { label: '2025-11-25 sessions c16, session p50 / p99 ms', workload: 'legacy-sessions-c16', kind: 'exchangeLatency' },
+  { label: '2025-11-25 sessions c16, server RSS MiB', workload: 'legacy-sessions-c16', kind: 'rss' },
+  { label: '2025-11-25 sessions c16, CPU generator / server', workload: 'legacy-sessions-c16', kind: 'cpu' },
+  { label: '2025-11-25 sessions c16, server CPU µs per session', workload: 'legacy-sessions-c16', kind: 'cpuPerUnit' },
+  { label: '10,000 idle keep-alive connections, server RSS MiB before → with them', workload: 'idle-connections-10k', kind: 'rssBeforeAfter' },
+  { label: '10,000 idle keep-alive connections, RSS bytes per connection', workload: 'idle-connections-10k', kind: 'rssPerHeld' },
+  { label: '10,000 idle keep-alive connections, heap bytes per connection', workload: 'idle-connections-10k', kind: 'heapPerHeld' },
+  { label: '1,000 subscriptions/listen streams, server RSS MiB before → with them', workload: 'listen-streams-1k', kind: 'rssBeforeAfter' },
+  { label: '1,000 subscriptions/listen streams, RSS bytes per stream', workload: 'listen-streams-1k', kind: 'rssPerHeld' },
+  { label: '1,000 subscriptions/listen streams, heap bytes per stream', workload: 'listen-streams-1k', kind: 'heapPerHeld' },
+  { label: '1,000 2025-11-25 sessions with a GET stream, server RSS MiB before → with them', workload: 'legacy-get-streams-1k', kind: 'rssBeforeAfter' },
+  { label: '1,000 2025-11-25 sessions with a GET stream, RSS bytes per session', workload: 'legacy-get-streams-1k', kind: 'rssPerHeld' },
+  { label: '1,000 2025-11-25 sessions with a GET stream, heap bytes per session', workload: 'legacy-get-streams-1k', kind: 'heapPerHeld' },
   { label: 'stdio echo sequential, calls/s', workload: 'stdio-echo-seq', kind: 'rate' },
   { label: 'stdio echo sequential, p50 / p99 ms', workload: 'stdio-echo-seq', kind: 'latency' },
   { label: 'stdio echo 16 in flight, calls/s', workload: 'stdio-echo-c16', kind: 'rate' },
@@ -109,25 +123,42 @@ function cell(summary: Summary | undefined, kind: RowKind): string {
       return `${cores(summary.generatorCpu)} / ${cores(summary.serverCpu)}`;
     case 'cpuPerUnit':
       return int(summary.serverCpuPerUnit * 1e6);
+    case 'rssBeforeAfter':
+      return `${mib(summary.rssBefore)} → ${mib(summary.rssBytes)}`;
+    case 'rssPerHeld':
+      return int(summary.rssPerHeld);
+    case 'heapPerHeld':
+      return int(summary.heapPerHeld);
+  }
+}
+
+/** The value of a row's kind that the ratio columns compare. */
+function compared(summary: Summary, kind: Exclude<RowKind, 'cpu'>): number {
+  switch (kind) {
+    case 'rate':
+      return summary.rate;
+    case 'latency':
+      return summary.p99;
+    case 'exchangeLatency':
+      return summary.exchangeP99;
+    case 'rss':
+    case 'rssBeforeAfter':
+      return summary.rssBytes;
+    case 'rssPerHeld':
+      return summary.rssPerHeld;
+    case 'heapPerHeld':
+      return summary.heapPerHeld;
+    case 'cpuPerUnit':
+      return summary.serverCpuPerUnit;
+    case 'token':
+      return summary.tokenBytes;
   }
 }
 
 /** Tessera over another system: × for rates (higher is better), × of p99 for latency (lower is better). */
 function ratio(tessera: Summary | undefined, other: Summary | undefined, kind: RowKind, asPercent: boolean): string {
   if (!tessera || !other || kind === 'cpu') return '';
-  const [t, o] =
-    kind === 'rate'
-      ? [tessera.rate, other.rate]
-      : kind === 'latency'
-        ? [tessera.p99, other.p99]
-        : kind === 'exchangeLatency'
-          ? [tessera.exchangeP99, other.exchangeP99]
-          : kind === 'rss'
-            ? [tessera.rssBytes, other.rssBytes]
-            : kind === 'cpuPerUnit'
-              ? [tessera.serverCpuPerUnit, other.serverCpuPerUnit]
-              : [tessera.tokenBytes, other.tokenBytes];
-  const value = t / o;
+  const value = compared(tessera, kind) / compared(other, kind);
   if (!Number.isFinite(value)) return '';
   if (asPercent) return `${(value * 100).toFixed(0)}%`;
   return kind === 'latency' || kind === 'exchangeLatency' ? `p99 ${value.toFixed(2)}×` : `${value.toFixed(2)}×`;
@@ -177,7 +208,7 @@ export function renderReport(results: RunResults): string {
       ratio(s.tessera, s.official50, row.kind, false),
       ratio(s.tessera, s.officialPlain, row.kind, false),
       ratio(s.tessera, s.bare, row.kind, !byLatency && row.kind === 'rate'),
-      row.kind === 'rate' ? errors(results, row) : '',
+      row.kind === 'rate' || row.kind === 'rssPerHeld' ? errors(results, row) : '',
     ];
   });
   if (results.memory.length > 0) {

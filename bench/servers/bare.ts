@@ -7,10 +7,12 @@
  * still answers its own request and the load generator checks it like any other.
  *
  *   node dist/bench/servers/bare.js    (prints "listening <url>" on stderr)
+ *   --keep-alive-ms N   idle kept-alive connections stay open N ms (default 65 s, as Tessera's serveHttp)
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
 import {
   CONFIRM_ITEM,
   CONFIRM_KEY,
@@ -136,7 +138,8 @@ const server = createServer((req, res) => {
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
 });
-server.keepAliveTimeout = 65_000;
+const { values } = parseArgs({ options: { 'keep-alive-ms': { type: 'string', default: '65000' } } });
+server.keepAliveTimeout = Number(values['keep-alive-ms']);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 await serveDiagnostics();
 process.stderr.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);

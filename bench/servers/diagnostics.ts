@@ -68,11 +68,14 @@ export async function serveDiagnostics(counters: () => Record<string, number> = 
  * profile (a process killed by the default signal handler writes nothing).
  */
 export function exitOnSignals(close: () => Promise<void> | void = () => undefined): void {
-  const stop = (): void => {
+  const stop = (signal: NodeJS.Signals): void => {
+    // Said on stderr, so that a server stopped by someone other than the harness shows why it went.
+    process.stderr.write(`exiting on ${signal}\n`);
     void Promise.resolve()
       .then(close)
       .finally(() => process.exit(0));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  process.once('beforeExit', () => process.stderr.write('exiting: nothing left to do (the listener closed)\n'));
 }

@@ -24,6 +24,8 @@
  *                   mcp:read: the SDK's requireBearerAuth gate (expectedResource, requiredScopes)
  *                   with a verifier on jose (remote key set, issuer, audience, typ at+jwt), the
  *                   AuthInfo handed to the handler, as the SDK's docs show it
+ *   --keep-alive-ms N   idle kept-alive connections stay open N ms (node:http keepAliveTimeout; default 65 s, as Tessera)
+ *   --max-subscriptions N   createMcpHandler's cap on open subscriptions/listen streams (default the SDK's 1,024)
  *   --stdio         serve on stdin/stdout instead of HTTP
  */
 
@@ -79,6 +81,8 @@ const { values } = parseArgs({
     tools: { type: 'string', default: 'echo,confirm,wizard,lookup' },
     auth: { type: 'boolean', default: false },
     bind: { type: 'boolean', default: false },
+    'keep-alive-ms': { type: 'string', default: '65000' },
+    'max-subscriptions': { type: 'string' },
   },
 });
 if (values.state !== 'plain' && values.state !== 'codec') throw new Error('--state must be plain or codec');
@@ -243,9 +247,10 @@ const onerror = (error: Error): void => {
 if (values.stdio) {
   serveStdio(() => makeServer(), { legacy: 'reject', onerror });
 } else {
-  const handler = createMcpHandler(() => makeServer(), { legacy: 'reject', responseMode, onerror });
+  const maxSubscriptions = values['max-subscriptions'] === undefined ? {} : { maxSubscriptions: Number(values['max-subscriptions']) };
+  const handler = createMcpHandler(() => makeServer(), { legacy: 'reject', responseMode, onerror, ...maxSubscriptions });
   const server = createServer();
-  server.keepAliveTimeout = 65_000; // as Tessera's serveHttp: the load generator's connections stay open
+  server.keepAliveTimeout = Number(values['keep-alive-ms']); // 65 s by default, as Tessera's serveHttp: the load generator's connections stay open
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   server.on('request', nodeListener(values.auth ? bearerGated(handler, url) : handler, 'official-bench'));

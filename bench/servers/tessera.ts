@@ -11,6 +11,9 @@
  *   --telemetry       with the OpenTelemetry SDK installed: every request traced, in-memory exporters (telemetry-sdk.ts)
  *   --extras          also the second workload set's 1 MiB resource, 64 KiB-argument tool and task tool (workloads2.ts)
  *   --many            950 more fillers: 1,000 tools for the paged tools/list
+ *   --keep-alive-ms N idle kept-alive connections stay open N ms (serveHttp's timeouts.keepAliveMs; default its 65 s)
+ *   --sessions        2025-11-25 session caps lifted (maxSessions, maxSessionsPerPrincipal 1,000,000): the
+ *                     session and GET-stream cells of the workloads3 phase make thousands as one anonymous caller
  */
 
 import { parseArgs } from 'node:util';
@@ -66,6 +69,8 @@ const { values } = parseArgs({
     telemetry: { type: 'boolean', default: false },
     extras: { type: 'boolean', default: false },
     many: { type: 'boolean', default: false },
+    'keep-alive-ms': { type: 'string' },
+    sessions: { type: 'boolean', default: false },
   },
 });
 
@@ -73,8 +78,11 @@ const { values } = parseArgs({
 // the tasks cell creates thousands a second from one anonymous caller, and a store that fills up measures refusals.
 const tasks = values.extras ? { tasks: { ttlMs: 10_000, maxTasks: 1_000_000, maxTasksPerPrincipal: 1_000_000 } } : {};
 
+// The 2025-11-25 era is on by default (the same endpoint); --sessions only lifts its caps (default 1,000 sessions, 100 per caller).
+const legacy = values.sessions ? { legacy: { maxSessions: 1_000_000, maxSessionsPerPrincipal: 1_000_000 } } : {};
+
 // A configured key, so the server does not warn about a per-process one (what a deployment does).
-const server = new McpServer({ name: 'tessera-bench', version: SERVER_VERSION }, { state: { keys: generateStateKey() }, ...tasks });
+const server = new McpServer({ name: 'tessera-bench', version: SERVER_VERSION }, { state: { keys: generateStateKey() }, ...tasks, ...legacy });
 
 server.tool(ECHO_TOOL, { description: 'Returns its text', input: EchoInput }, ({ text }) => text);
 
@@ -126,7 +134,8 @@ function protection(): Parameters<typeof serveHttp>[1] {
 if (values.stdio) {
   serveStdio(server);
 } else {
-  const running = await serveHttp(server, { port: 0, ...protection() });
+  const keepAliveMs = values['keep-alive-ms'] === undefined ? undefined : Number(values['keep-alive-ms']);
+  const running = await serveHttp(server, { port: 0, ...protection(), ...(keepAliveMs !== undefined ? { timeouts: { keepAliveMs } } : {}) });
   await serveDiagnostics(() => ({ reservations: reservations.count }));
   process.stderr.write(`listening ${running.url}\n`);
   exitOnSignals(() => running.close());

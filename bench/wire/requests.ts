@@ -95,3 +95,12 @@ export function resourcesReadHeaders(uri: string): Record<string, string> {
 export function toolsListPageBody(id: number, cursor: string): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: ENVELOPE, cursor } });
 }
+
+/** A `subscriptions/listen` for tools/list_changed (both servers advertise tools.listChanged): the stream stays open. */
+export function listenTemplate(): BodyTemplate {
+  return template('subscriptions/listen', { _meta: ENVELOPE, notifications: { toolsListChanged: true } });
+}
+
+export function listenHeaders(): Record<string, string> {
+  return { ...BASE_HEADERS, 'mcp-method': 'subscriptions/listen' };
+}

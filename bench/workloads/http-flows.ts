@@ -43,21 +43,28 @@ export interface FlowContext {
   listed?: number;
   /** The task being polled. */
   taskId?: string;
+  /** The 2025-11-25 session the flow made (its initialize's Mcp-Session-Id). */
+  sessionId?: string;
 }
 
+/** Response headers as autocannon hands them over: names as the server wrote them. */
+export type ResponseHeaders = Record<string, string | string[]>;
+
 export interface FlowStep {
+  /** The HTTP method (default POST). */
+  method?: 'POST' | 'DELETE';
   headers: Record<string, string>;
   /** Headers that depend on the flow so far (Mcp-Name carrying a task id), replacing `headers` for one request. */
   headersFor?(context: FlowContext): Record<string, string>;
   /** The request body, or undefined when the flow cannot go on (the previous step failed): it starts over. */
   body(id: number, context: FlowContext): string | undefined;
   /** An error message, or undefined when the response is right (may store what the next step needs). */
-  check(status: number, body: string, context: FlowContext): string | undefined;
+  check(status: number, body: string, context: FlowContext, headers?: ResponseHeaders): string | undefined;
 }
 
 export interface HttpFlow {
   /** What one pass through the chain is: a request, a complete MRTR exchange, or a first round left unanswered. */
-  unit: 'request' | 'exchange' | 'first round' | 'listing' | 'task';
+  unit: 'request' | 'exchange' | 'first round' | 'listing' | 'task' | 'session';
   steps: FlowStep[];
 }
 
