@@ -127,6 +127,9 @@ describe('bodies that are not one JSON-RPC request', () => {
       body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }),
     });
     expect(res.status).toBe(202);
+    // Framed by its length, not chunked (RFC 9112 §6.3): the client need not wait for a terminating chunk.
+    expect(res.headers.get('content-length')).toBe('0');
+    expect(res.headers.get('transfer-encoding')).toBeNull();
     expect(await res.text()).toBe('');
   });
 });

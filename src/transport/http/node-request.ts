@@ -20,6 +20,8 @@ export function responderFor(res: ServerResponse): HttpResponder {
     send(status, headers, body) {
       if (res.headersSent || res.destroyed) return;
       if (!body) {
+        // An empty body framed by Content-Length: 0 (node:http would otherwise send it chunked); 204 and 304 carry none.
+        if (status !== 204 && status !== 304) res.setHeader('content-length', 0);
         res.writeHead(status, headers).end();
         return;
       }
