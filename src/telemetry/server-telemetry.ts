@@ -76,12 +76,13 @@ export class ServerTelemetry {
   get instruments(): ServerInstruments {
     if (this.made) return this.made;
     const meter = this.source.meter;
+    const duration = meter.createHistogram(METRIC_SERVER_DURATION, {
+      unit: 's',
+      description: 'MCP request duration as observed on the server',
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
     this.made = {
-      duration: meter.createHistogram(METRIC_SERVER_DURATION, {
-        unit: 's',
-        description: 'MCP request duration as observed on the server',
-        advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-      }),
+      duration,
       rounds: meter.createHistogram(METRIC_FLOW_ROUNDS, {
         unit: '{round}',
         description: 'Rounds a multi round-trip call took, recorded by the round that ended it',
@@ -94,9 +95,8 @@ export class ServerTelemetry {
       }),
       rejected: meter.createCounter(METRIC_STATE_REJECTED, { unit: '{state}', description: 'requestStates refused, by reason' }),
       tasks: meter.createCounter(METRIC_TASK_STATUS, { unit: '{change}', description: 'Tasks entering each status' }),
-      live: true,
+      live: records(duration),
     };
-    this.made.live = records(this.made.duration);
     return this.made;
   }
 
