@@ -7,10 +7,10 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { accepting, freePort } from '../../fixtures/ports.js';
 import { stopPid, track, untrack } from './processes.js';
 
 // From dist/bench/harness/ to the repository's deploy/.
@@ -19,25 +19,6 @@ const NGINX_TEMPLATE = fileURLToPath(new URL('../../../deploy/nginx/mcp-cluster.
 export interface Service {
   url: string;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-function accepting(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('error', () => resolve(false));
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-  });
 }
 
 async function started(child: ChildProcess, port: number, what: string): Promise<void> {

@@ -7,7 +7,7 @@
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../../fixtures/ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

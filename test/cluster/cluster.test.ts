@@ -20,7 +20,7 @@
  */
 
 import { spawn } from 'node:child_process';
-import { freePort } from '../helpers/ports.js';
+import { freePort } from '../../fixtures/ports.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as OfficialClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { generateStateKey } from 'tessera-mcp';
