@@ -2,6 +2,7 @@
 
 import { platformCrypto } from '../platform/crypto.js';
 import { McpError } from '../protocol/errors.js';
+import { cachedIn } from './bounded-cache.js';
 
 /** Deepest nesting a digested value may have (arguments come from clients; the stack must not be theirs to exhaust). */
 export const MAX_DIGEST_DEPTH = 256;
@@ -34,20 +35,13 @@ export async function digestOfText(text: string, length = 22): Promise<string> {
 /** At most this many remembered question digests, each of a text at most QUESTION_CACHE_TEXT long. */
 const QUESTION_CACHE_ENTRIES = 512;
 const QUESTION_CACHE_TEXT = 4096;
-const questionDigests = new Map<string, string>();
+const questionDigests = new Map<string, Promise<string>>();
 
 /**
  * digestOfText for the server's own questions, remembered: a handler asks
- * the same questions in every round and every flow, so each is hashed once.
- * Bounded (emptied when full; long texts never kept).
+ * the same questions in every round and every flow, so each is hashed once
+ * (bounded like the sealer's field caches; long texts never kept).
  */
-export async function rememberedDigestOfText(text: string): Promise<string> {
-  const known = questionDigests.get(text);
-  if (known !== undefined) return known;
-  const digest = await digestOfText(text);
-  if (text.length <= QUESTION_CACHE_TEXT) {
-    if (questionDigests.size >= QUESTION_CACHE_ENTRIES) questionDigests.clear();
-    questionDigests.set(text, digest);
-  }
-  return digest;
+export function rememberedDigestOfText(text: string): Promise<string> {
+  return text.length <= QUESTION_CACHE_TEXT ? cachedIn(questionDigests, text, QUESTION_CACHE_ENTRIES, () => digestOfText(text)) : digestOfText(text);
 }

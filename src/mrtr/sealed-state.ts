@@ -13,6 +13,7 @@
  */
 
 import { platformCrypto, type CryptoPort } from '../platform/crypto.js';
+import { cachedIn } from './bounded-cache.js';
 import type { KeyRing } from './keyring.js';
 import { checkV1Payload } from './sealed-state-v1.js';
 import type { OpenResult, StateClaims } from './state-claims.js';
@@ -65,14 +66,7 @@ const encoder = new TextEncoder();
 /** Per-value field caches stay this small: tool names, methods and audiences repeat; a flood of new ones is not cached. */
 const CACHE_LIMIT = 256;
 
-function cached<V>(cache: Map<string, V>, key: string, make: () => V): V {
-  let value = cache.get(key);
-  if (value === undefined) {
-    value = make();
-    if (cache.size < CACHE_LIMIT) cache.set(key, value);
-  }
-  return value;
-}
+const cached = <V>(cache: Map<string, V>, key: string, make: () => V): V => cachedIn(cache, key, CACHE_LIMIT, make);
 
 /**
  * Random IVs drawn from a pool filled 512 at a time: one call into the system
