@@ -66,6 +66,8 @@ const encoder = new TextEncoder();
 /** Per-value field caches stay this small: tool names, methods and audiences repeat; a flood of new ones is not cached. */
 const CACHE_LIMIT = 256;
 
+const FORGED = { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)', rejection: 'forged' } as const;
+
 const cached = <V>(cache: Map<string, V>, key: string, make: () => V): V => cachedIn(cache, key, CACHE_LIMIT, make);
 
 /**
@@ -174,14 +176,9 @@ export class StateSealer {
     const body = this.crypto.base64urlDecode(encoded);
     if (body.length < IV_BYTES + TAG_BYTES + 2) return { ok: false, reason: 'requestState is truncated', rejection: 'forged' };
     const iv = body.subarray(0, IV_BYTES);
-    const aad = this.header(version, keyId);
-    const forged: OpenResult<D> = { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)', rejection: 'forged' };
-    if (version === LEGACY_VERSION) {
-      const plain = await this.crypto.aesGcmOpen(key.secret, iv, aad, body.subarray(IV_BYTES));
-      return plain === undefined ? forged : checkV1Payload<D>(new TextDecoder().decode(plain), claims, this.clock(), this.crypto.base64urlEncode(iv));
-    }
-    const plain = await this.crypto.aesGcmOpen(key.secret, iv, aad, body.subarray(IV_BYTES));
-    if (plain === undefined) return forged;
+    const plain = await this.crypto.aesGcmOpen(key.secret, iv, this.header(version, keyId), body.subarray(IV_BYTES));
+    if (plain === undefined) return FORGED;
+    if (version === LEGACY_VERSION) return checkV1Payload<D>(ledgerText(plain, 0), claims, this.clock(), this.crypto.base64urlEncode(iv));
     const head = decodeHead(plain);
     if (!head || head.flags !== 0) return { ok: false, reason: 'requestState head is malformed', rejection: 'malformed' };
     const now = this.clock();
