@@ -86,7 +86,8 @@ class TasksExtension implements ServerExtension {
       },
       host.logger,
     );
-    const methods = (this.taskMethods = new TaskMethods(store));
+    this.taskMethods = new TaskMethods(store);
+    const methods = this.taskMethods;
     const gated =
       (answer: (params: Record<string, unknown>, principal: string) => Promise<Record<string, unknown>>): MethodHandler =>
       async (request, ctx) => {

@@ -35,8 +35,8 @@ async function readBody(request: Request, limit: number): Promise<string | undef
 
 /** Deno.serve's second argument: `completed` rejects when the response could not be delivered. */
 function completion(info: unknown): PromiseLike<unknown> | undefined {
-  const completed = typeof info === 'object' && info !== null ? (info as { completed?: unknown }).completed : undefined;
-  return typeof (completed as PromiseLike<unknown> | undefined)?.then === 'function' ? (completed as PromiseLike<unknown>) : undefined;
+  const completed = (info as { completed?: Partial<PromiseLike<unknown>> } | null | undefined)?.completed;
+  return typeof completed?.then === 'function' ? (completed as PromiseLike<unknown>) : undefined;
 }
 
 /** A body a framework already read (its text), for adapters on frameworks that cache what they read. */
