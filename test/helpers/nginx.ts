@@ -8,7 +8,7 @@
 
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { accepting as listening } from './ports.js';
+import { accepting as listening } from '../../fixtures/ports.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forgetPid, ROOT, stopPid, trackPid } from './child-processes.js';

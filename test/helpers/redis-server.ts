@@ -6,7 +6,7 @@
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { freePort } from './ports.js';
+import { freePort } from '../../fixtures/ports.js';
 import { forgetPid, stopPid, trackPid } from './child-processes.js';
 
 export interface RedisServer {
