@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { literalAccessors, literalAccessorsIn } from './architecture/literal-accessors.js';
 import { importCycles, importGraph, layerOf, layerViolations, packageViolations, referencesOutside, type ImportGraph, type PackageBoundary } from './architecture/import-graph.js';
 
 const src = fileURLToPath(new URL('../src', import.meta.url));
@@ -49,6 +50,21 @@ describe('the layers of src/', () => {
 
   it('never reaches outside src/ (the CLI, tests and examples sit on top of the library)', () => {
     expect(referencesOutside(src)).toEqual([]);
+  });
+});
+
+describe('object literals with accessors in src/ (V8 makes them in old space, which keeps what they point to alive through scavenges)', () => {
+  // Made once per served link, not per request: its cost does not add up.
+  const madeOnce = ['transport/serve-link.ts inFlight'];
+
+  it('has none outside objects made once', () => {
+    const found = literalAccessors(src).map((site) => site.replace(/:\d+ /, ' '));
+    expect(found.filter((site) => !madeOnce.includes(site))).toEqual([]);
+  });
+
+  it('finds a getter or setter in a literal, and not one on a class', () => {
+    const text = ['const view = { method: "POST", get aborted() { return false; } };', 'const box = { set value(v) {} };', 'class View { get aborted() { return false; } }'].join('\n');
+    expect(literalAccessorsIn('x.ts', text)).toEqual(['x.ts:1 aborted', 'x.ts:2 value']);
   });
 });
 

@@ -18,27 +18,46 @@ export interface HeldChannel {
   drop(): void;
 }
 
+/** A class, not an object literal with a `signal` getter (V8 makes those in old space; see transport/http/node-request.ts). */
+class HoldingChannel implements RequestChannel, HeldChannel {
+  readonly canNotify: boolean;
+  declare readonly principal?: string;
+  declare readonly connection?: RequestChannel['connection'];
+  /** Present only when the held channel has it: its presence says the request came over HTTP. */
+  declare readonly header?: (name: string) => string | undefined;
+  private held: Array<JsonRpcNotification | JsonRpcRequest> | undefined = [];
+
+  constructor(private readonly inner: RequestChannel) {
+    this.canNotify = inner.canNotify;
+    if (inner.header) this.header = (name) => inner.header!(name);
+    if (inner.principal !== undefined) this.principal = inner.principal;
+    if (inner.connection) this.connection = inner.connection;
+  }
+
+  get channel(): RequestChannel {
+    return this;
+  }
+
+  get signal(): AbortSignal {
+    return this.inner.signal;
+  }
+
+  send(message: JsonRpcNotification | JsonRpcRequest): void {
+    if (this.held) this.held.push(message);
+    else this.inner.send(message);
+  }
+
+  release(): void {
+    const pending = this.held ?? [];
+    this.held = undefined;
+    for (const message of pending) this.inner.send(message);
+  }
+
+  drop(): void {
+    this.held = undefined;
+  }
+}
+
 export function holdNotifications(channel: RequestChannel): HeldChannel {
-  let held: Array<JsonRpcNotification | JsonRpcRequest> | undefined = [];
-  const holding: RequestChannel = {
-    get signal() {
-      return channel.signal;
-    },
-    canNotify: channel.canNotify,
-    send: (message) => (held ? held.push(message) : channel.send(message)),
-    ...(channel.header ? { header: (name: string) => channel.header!(name) } : {}),
-    ...(channel.principal !== undefined ? { principal: channel.principal } : {}),
-    ...(channel.connection ? { connection: channel.connection } : {}),
-  };
-  return {
-    channel: holding,
-    release() {
-      const pending = held ?? [];
-      held = undefined;
-      for (const message of pending) channel.send(message);
-    },
-    drop() {
-      held = undefined;
-    },
-  };
+  return new HoldingChannel(channel);
 }

@@ -55,13 +55,21 @@ export function isTaskWork(value: ToolHandOff): value is TaskWork {
 
 /** The context of task work that runs inside its request: the request's own signal and asks. */
 export function inlineTask(ctx: CoreContext): TaskContext {
-  return {
-    taskId: '',
-    get signal() {
-      return ctx.signal;
-    },
-    ask: ctx.ask.bind(ctx),
-  };
+  return new InlineTask(ctx);
+}
+
+/** A class, not an object literal with a `signal` getter (V8 makes those in old space; see transport/http/node-request.ts). */
+class InlineTask implements TaskContext {
+  readonly taskId = '';
+  readonly ask: TaskContext['ask'];
+
+  constructor(private readonly ctx: CoreContext) {
+    this.ask = ctx.ask.bind(ctx);
+  }
+
+  get signal(): AbortSignal {
+    return this.ctx.signal;
+  }
 }
 
 declare module '../server/context.js' {

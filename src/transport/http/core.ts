@@ -7,20 +7,23 @@
  */
 
 import type { EndpointAuthorization, HttpAuthorization } from '../../protocol/authorization.js';
-import type { EventLog, PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink, StreamStatus } from '../../protocol/channel.js';
+import type { EventLog, PeerMessageContext, Reply, RequestHandler, StreamSink, StreamStatus } from '../../protocol/channel.js';
 import { McpError } from '../../protocol/errors.js';
-import { errorResponse, parseMessage, serializeMessage, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import { errorResponse, parseMessage, serializeMessage, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import { resourceMetadataUrls } from '../../protocol/oauth-urls.js';
 import type { RequestId } from '../../protocol/types.js';
 import { CallerCheck, isRefusal, type AuthenticateHook, type Caller, type CallerRequest } from './caller.js';
 import { Cors, type CorsOptions } from './cors.js';
 import { HostGuard, type HostGuardOptions } from './host-guard.js';
 import { metadataResponse } from './metadata-route.js';
-import { SSE_HEADERS, SseStream, type ByteSink } from './sse.js';
+import type { HttpRequestView, HttpResponder } from './exchange.js';
+import { PostChannel } from './post-channel.js';
+import { SSE_HEADERS, SseStream } from './sse.js';
 import { httpStatusFor } from './status.js';
 import type { WireTrace } from '../wire-trace.js';
 
 export { HttpError } from './http-error.js';
+export type { HttpRequestView, HttpResponder } from './exchange.js';
 export type { AuthenticateHook } from './caller.js';
 
 export interface HttpTransportOptions extends HostGuardOptions {
@@ -52,27 +55,6 @@ export interface HttpTransportOptions extends HostGuardOptions {
   trace?: WireTrace;
 }
 
-/** The request as the core needs it, from any HTTP library. */
-export interface HttpRequestView {
-  method: string;
-  /** Lower-case header name → value. */
-  header(name: string): string | undefined;
-  /** Aborted when the client disconnects. */
-  readonly signal: AbortSignal;
-  /** Whether the client disconnected (without making the signal, which costs more). */
-  readonly aborted: boolean;
-  /** The request target: path and query, as received. */
-  readonly target: string;
-}
-
-/** How the core answers, implemented by each adapter. */
-export interface HttpResponder {
-  /** A complete response with a body (or none when `body` is empty). */
-  send(status: number, headers: Record<string, string>, body: string): void;
-  /** Starts a 200 response whose body is written piece by piece. */
-  stream(headers: Record<string, string>): ByteSink;
-}
-
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 function jsonError(status: number, error: McpError, id?: RequestId): [number, Record<string, string>, string] {
@@ -94,10 +76,6 @@ const ANONYMOUS_CALLER: Caller = Object.freeze({ principal: undefined, auth: und
 export function pathOf(target: string): string {
   const query = target.indexOf('?');
   return query < 0 ? target : target.slice(0, query);
-}
-
-function acceptsSse(accept: string | undefined): boolean {
-  return accept === undefined || accept.includes('text/event-stream') || accept.includes('*/*');
 }
 
 function acceptsJsonOrSse(accept: string | undefined): boolean {
@@ -307,29 +285,9 @@ export class HttpCore {
       }
     }
 
-    const message = incoming.message;
-    let stream: SseStream | undefined;
-    let log: EventLog | undefined;
-    const channel: RequestChannel = {
-      get signal() {
-        return request.signal;
-      },
-      canNotify: acceptsSse(request.header('accept')),
-      send: (outgoing: JsonRpcNotification | JsonRpcRequest) => {
-        // A resumable stream the client dropped still records what it would have carried.
-        this.trace?.('out', outgoing);
-        if (request.aborted) return stream?.recordOnly(outgoing);
-        stream ??= new SseStream(responder.stream(SSE_HEADERS), this.keepAliveMs, log);
-        stream.send(outgoing);
-      },
-      resumable: (eventLog) => {
-        log = eventLog;
-      },
-      header: (name) => request.header(name),
-      principal,
-      auth,
-    };
-    const reply = await this.handler.handleRequest(message, channel);
+    const channel = new PostChannel(request, responder, this.keepAliveMs, this.trace, principal, auth);
+    const reply = await this.handler.handleRequest(incoming.message, channel);
+    const stream = channel.stream;
     if (!reply.withhold) this.trace?.('out', reply.message);
     if (reply.withhold) {
       // Cancelled by the client: no JSON-RPC response; the HTTP exchange still ends.

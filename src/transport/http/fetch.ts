@@ -44,6 +44,27 @@ export interface ReadText {
   readonly text: string;
 }
 
+/** A fetch Request as the core sees it (a class: see NodeRequestView on object literals with getters). */
+class FetchRequestView implements HttpRequestView {
+  readonly method: string;
+
+  constructor(
+    private readonly request: Request,
+    readonly target: string,
+    readonly signal: AbortSignal,
+  ) {
+    this.method = request.method;
+  }
+
+  header(name: string): string | undefined {
+    return this.request.headers.get(name) ?? undefined;
+  }
+
+  get aborted(): boolean {
+    return this.signal.aborted;
+  }
+}
+
 /**
  * Serves one request through `core`. With `read`, the body is that text and
  * `request.body` is left alone (a framework may already have consumed it);
@@ -54,15 +75,7 @@ export async function serveFetchRequest(core: HttpCore, request: Request, read?:
   const abort = new AbortController();
   const signal = AbortSignal.any([runtimeSignal(request, info), abort.signal]);
   const url = new URL(request.url);
-  const view: HttpRequestView = {
-    method: request.method,
-    target: `${url.pathname}${url.search}`,
-    header: (name) => request.headers.get(name) ?? undefined,
-    signal,
-    get aborted() {
-      return signal.aborted;
-    },
-  };
+  const view = new FetchRequestView(request, `${url.pathname}${url.search}`, signal);
   // Routed here too, the Protected Resource Metadata of a protected endpoint.
   const metadata = core.metadata(view);
   if (metadata) return metadataAnswer(metadata, view.method);

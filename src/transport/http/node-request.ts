@@ -7,7 +7,8 @@
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpCore, HttpRequestView, HttpResponder } from './core.js';
+import type { HttpCore } from './core.js';
+import type { HttpRequestView, HttpResponder } from './exchange.js';
 import type { ByteSink } from './sse.js';
 
 /** A body a framework already read: a parsed JSON value, its text, or its bytes. */
@@ -74,30 +75,53 @@ function serveRead(core: HttpCore, view: HttpRequestView, responder: HttpRespond
  * stream a body parser already consumed is served from `req.body`, and one
  * consumed without a trace gets a 500 that says so, never a hang.
  */
+/**
+ * A node:http request as the core sees it. A class, not an object literal with
+ * getters: V8 makes such literals on its slow path, in old space, and every
+ * young object they point to then survives the scavenges (measured: GC took
+ * about a fifth of the server's time, 4× that of a bare node:http server).
+ */
+class NodeRequestView implements HttpRequestView {
+  readonly method: string;
+  /** Made only if something looks at the signal; most requests never do. */
+  private controller: AbortController | undefined;
+  private disconnected = false;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly target: string,
+  ) {
+    this.method = req.method ?? 'GET';
+  }
+
+  header(name: string): string | undefined {
+    return headerOf(this.req, name);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.disconnected) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.disconnected;
+  }
+
+  /** The client went away before the response was finished. */
+  abort(): void {
+    this.disconnected = true;
+    this.controller?.abort();
+  }
+}
+
 export function serveNodeRequest(core: HttpCore, req: IncomingMessage, res: ServerResponse, target: string, read?: ReadBody): void {
-  // The AbortController is made only if something looks at the signal; most requests never do.
-  let controller: AbortController | undefined;
-  let aborted = false;
+  const view = new NodeRequestView(req, target);
   res.once('close', () => {
-    if (res.writableFinished) return;
-    aborted = true;
-    controller?.abort();
+    if (!res.writableFinished) view.abort();
   });
-  const view: HttpRequestView = {
-    method: req.method ?? 'GET',
-    target,
-    header: (name) => headerOf(req, name),
-    get signal() {
-      if (!controller) {
-        controller = new AbortController();
-        if (aborted) controller.abort();
-      }
-      return controller.signal;
-    },
-    get aborted() {
-      return aborted;
-    },
-  };
   const responder = responderFor(res);
   const refusal = core.precheck(view);
   if (refusal) {
@@ -140,8 +164,5 @@ export function serveNodeRequest(core: HttpCore, req: IncomingMessage, res: Serv
     const body = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
     void core.serve(view, body, responder);
   });
-  req.on('error', () => {
-    aborted = true;
-    controller?.abort();
-  });
+  req.on('error', () => view.abort());
 }
