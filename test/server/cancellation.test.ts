@@ -1,11 +1,12 @@
 /** Cancellation on Streamable HTTP (spec §10.2): a client disconnect aborts the handler's ctx.signal. */
 
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpServer } from '../../src/index.js';
 import { type RunningHttpServer } from '../../src/node.js';
 import { deferred, type Deferred } from '../helpers/deferred.js';
-import { meta, rpc, startHttp } from '../helpers/http.js';
+import { meta, rpc, standardHeaders, startHttp } from '../helpers/http.js';
 import { quietLogger, resultOf } from '../helpers/results.js';
 import { openStream } from '../helpers/sse-stream.js';
 
@@ -38,6 +39,15 @@ describe('cancellation by closing the HTTP request', () => {
       p.started.resolve();
       await Promise.race([p.release.promise, p.aborted.promise]);
       return ctx.signal.aborted ? 'cancelled' : 'finished';
+    });
+    // Looks at ctx.signal only once released, after the client has gone.
+    server.tool('late', { input: z.object({ key: z.string() }) }, async ({ key }, ctx) => {
+      const p = probes.get(key)!;
+      p.started.resolve();
+      await p.release.promise;
+      p.signal = ctx.signal;
+      p.aborted.resolve();
+      return 'too late';
     });
     server.tool('quick', {}, () => 'still here');
     running = await startHttp(server);
@@ -75,6 +85,23 @@ describe('cancellation by closing the HTTP request', () => {
     const first = await stream.next();
     expect(first.method).toBe('notifications/progress');
     stream.close();
+    await p.aborted.promise;
+    expect(p.signal?.aborted).toBe(true);
+    await stillServing();
+  });
+
+  it('gives an aborted ctx.signal to a handler that first looks after the client has gone', async () => {
+    const p = probe('late');
+    // A connection of its own, so the test can see the server's end of it close.
+    const closed = new Promise<void>((resolve) => running.server.once('connection', (socket) => socket.once('close', () => resolve())));
+    const fullParams = { name: 'late', arguments: { key: 'late' }, _meta: meta() };
+    const request = httpRequest(running.url, { method: 'POST', agent: false, headers: standardHeaders('tools/call', fullParams) });
+    request.on('error', () => undefined);
+    request.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: fullParams }));
+    await p.started.promise;
+    request.destroy();
+    await closed;
+    p.release.resolve();
     await p.aborted.promise;
     expect(p.signal?.aborted).toBe(true);
     await stillServing();

@@ -155,7 +155,7 @@ export class HttpCore {
     }
     if (request.method !== 'POST') return this.methodNotAllowed();
     const contentType = request.header('content-type');
-    if (!contentType || !/^application\/json\s*(;|$)/i.test(contentType.trim())) {
+    if (contentType !== 'application/json' && (!contentType || !/^application\/json\s*(;|$)/i.test(contentType.trim()))) {
       return jsonError(415, McpError.invalidRequest('Unsupported media type: the body must be application/json'));
     }
     if (!acceptsJsonOrSse(request.header('accept'))) {

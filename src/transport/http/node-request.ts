@@ -20,15 +20,15 @@ export function responderFor(res: ServerResponse): HttpResponder {
   return {
     send(status, headers, body) {
       if (res.headersSent || res.destroyed) return;
+      // The length goes into the one header object given to writeHead: a header set before it (setHeader) sends
+      // node:http down its slower path, which copies every header through setHeader again.
       if (!body) {
         // An empty body framed by Content-Length: 0 (node:http would otherwise send it chunked); 204 and 304 carry none.
-        if (status !== 204 && status !== 304) res.setHeader('content-length', 0);
-        res.writeHead(status, headers).end();
+        res.writeHead(status, status === 204 || status === 304 ? headers : { ...headers, 'content-length': '0' }).end();
         return;
       }
       // Ended as a string: node:http writes it in one piece with the head (a Buffer would take a second, gathered write).
-      res.setHeader('content-length', Buffer.byteLength(body, 'utf8'));
-      res.writeHead(status, headers).end(body, 'utf8');
+      res.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body, 'utf8')) }).end(body, 'utf8');
     },
     stream(headers): ByteSink {
       res.writeHead(200, headers);
@@ -85,10 +85,10 @@ class NodeRequestView implements HttpRequestView {
   readonly method: string;
   /** Made only if something looks at the signal; most requests never do. */
   private controller: AbortController | undefined;
-  private disconnected = false;
 
   constructor(
     private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
     readonly target: string,
   ) {
     this.method = req.method ?? 'GET';
@@ -98,30 +98,25 @@ class NodeRequestView implements HttpRequestView {
     return headerOf(this.req, name);
   }
 
+  /** node:http marks the response destroyed when its connection closes; a finished one was answered. */
+  get aborted(): boolean {
+    return this.res.destroyed && !this.res.writableFinished;
+  }
+
   get signal(): AbortSignal {
     if (!this.controller) {
-      this.controller = new AbortController();
-      if (this.disconnected) this.controller.abort();
+      const controller = new AbortController();
+      this.controller = controller;
+      // Listened for only now: most requests never look, and a listener per request costs.
+      if (this.aborted) controller.abort();
+      else this.res.once('close', () => !this.res.writableFinished && controller.abort());
     }
     return this.controller.signal;
-  }
-
-  get aborted(): boolean {
-    return this.disconnected;
-  }
-
-  /** The client went away before the response was finished. */
-  abort(): void {
-    this.disconnected = true;
-    this.controller?.abort();
   }
 }
 
 export function serveNodeRequest(core: HttpCore, req: IncomingMessage, res: ServerResponse, target: string, read?: ReadBody): void {
-  const view = new NodeRequestView(req, target);
-  res.once('close', () => {
-    if (!res.writableFinished) view.abort();
-  });
+  const view = new NodeRequestView(req, res, target);
   const responder = responderFor(res);
   const refusal = core.precheck(view);
   if (refusal) {
@@ -164,5 +159,4 @@ export function serveNodeRequest(core: HttpCore, req: IncomingMessage, res: Serv
     const body = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
     void core.serve(view, body, responder);
   });
-  req.on('error', () => view.abort());
 }
