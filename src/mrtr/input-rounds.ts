@@ -99,40 +99,49 @@ export class InputRounds {
     return round.claims;
   }
 
-  /** Opens a retry (or a first request) before its handler runs. `singleUse` refuses a state presented twice. */
-  async open(request: JsonRpcRequest, principal: string | undefined, capabilities: ClientCapabilities, singleUse: boolean): Promise<Round> {
+  /**
+   * Opens a retry (or a first request) before its handler runs. `singleUse`
+   * refuses a state presented twice. A request without state opens at once
+   * (no promise): most requests are first rounds, and each await costs.
+   */
+  open(request: JsonRpcRequest, principal: string | undefined, capabilities: ClientCapabilities, singleUse: boolean): Round | Promise<Round> {
     const params = request.params ?? {};
     let inputResponses: Record<string, unknown> = {};
     if (params.inputResponses !== undefined) {
       if (!isObject(params.inputResponses)) throw McpError.invalidParams('Invalid params: inputResponses must be an object');
       inputResponses = params.inputResponses;
     }
-    let ledger: Ledger = {};
-    let bound: Promise<StateClaims> | undefined;
-    let state: { id: string; expiresAt: number } | undefined;
-    let flow: Flow | undefined;
-    if (params.requestState !== undefined) {
-      bound = this.claims(request, principal ?? '');
-      const claims = await bound;
-      const opened = await this.options.sealer.open<Ledger>(params.requestState, claims);
-      if (!opened.ok) {
-        this.options.log(`Rejected requestState on ${request.method} "${claims.target}": ${opened.reason}`);
-        throw invalidStateError(opened.rejection);
-      }
-      if (singleUse && !(await this.options.redemptions.redeemOnce(opened.state.id, opened.state.expiresAt))) {
-        this.options.log(`Rejected requestState on ${request.method} "${claims.target}": it was already redeemed`);
-        throw invalidStateError('redeemed');
-      }
-      ledger = isObject(opened.state.data) ? opened.state.data : {};
-      flow = continuedFlow(ledger, opened.state.id);
-      if (!singleUse) {
-        const replayed = await this.options.redemptions.savedResult?.(opened.state.id);
-        if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), claims: bound, replayed, flow };
-        state = opened.state;
-      }
+    if (params.requestState === undefined) return { request, principal: principal ?? '', interaction: new ReplayInteraction({}, inputResponses, capabilities) };
+    return this.openState(request, principal, inputResponses, capabilities, singleUse);
+  }
+
+  private async openState(
+    request: JsonRpcRequest,
+    principal: string | undefined,
+    inputResponses: Record<string, unknown>,
+    capabilities: ClientCapabilities,
+    singleUse: boolean,
+  ): Promise<Round> {
+    const bound = this.claims(request, principal ?? '');
+    const claims = await bound;
+    const opened = await this.options.sealer.open<Ledger>(request.params!.requestState, claims);
+    if (!opened.ok) {
+      this.options.log(`Rejected requestState on ${request.method} "${claims.target}": ${opened.reason}`);
+      throw invalidStateError(opened.rejection);
     }
-    const round: Round = { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities, state && (() => this.claimRound(round, state!))), claims: bound };
-    if (flow) round.flow = flow;
+    if (singleUse && !(await this.options.redemptions.redeemOnce(opened.state.id, opened.state.expiresAt))) {
+      this.options.log(`Rejected requestState on ${request.method} "${claims.target}": it was already redeemed`);
+      throw invalidStateError('redeemed');
+    }
+    const ledger: Ledger = isObject(opened.state.data) ? opened.state.data : {};
+    const flow = continuedFlow(ledger, opened.state.id);
+    let state: { id: string; expiresAt: number } | undefined;
+    if (!singleUse) {
+      const replayed = await this.options.redemptions.savedResult?.(opened.state.id);
+      if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), claims: bound, replayed, flow };
+      state = opened.state;
+    }
+    const round: Round = { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities, state && (() => this.claimRound(round, state!))), claims: bound, flow };
     return round;
   }
 
@@ -150,7 +159,13 @@ export class InputRounds {
   }
 
   /** The result the round answers with (kept for a replay when the round redeemed its state). */
-  async conclude(round: Round, outcome: Result | Stuck): Promise<Result> {
+  conclude(round: Round, outcome: Result | Stuck): Result | Promise<Result> {
+    // A plain result of a round that kept nothing to replay is final as it is: no promise.
+    if (outcome !== STUCK && !round.redeemed && !isInputRequiredResult(outcome)) return outcome;
+    return this.concludeAsync(round, outcome);
+  }
+
+  private async concludeAsync(round: Round, outcome: Result | Stuck): Promise<Result> {
     const result = outcome === STUCK ? await this.askUnanswered(round) : isInputRequiredResult(outcome) ? await this.sealHandMade(round, outcome) : outcome;
     if (round.redeemed) await this.options.redemptions.saveResult?.(round.redeemed.id, result, round.redeemed.expiresAt);
     return result;

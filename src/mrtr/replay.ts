@@ -98,8 +98,11 @@ export class ReplayInteraction implements Interaction {
 
   /** The handler's result, or STUCK once it waits on nothing but unanswered questions. */
   settle<T>(running: Promise<T>): Promise<T | Stuck> {
-    const stuck = new Promise<Stuck>((resolve) => (this.markStuck = () => resolve(STUCK)));
-    return Promise.race([running, stuck]);
+    // One promise settled by whichever comes first (what Promise.race does, with fewer promises in between).
+    return new Promise<T | Stuck>((resolve, reject) => {
+      this.markStuck = () => resolve(STUCK);
+      running.then(resolve, reject);
+    });
   }
 
   private async askOne(question: Question<unknown>, explicitKey: string | undefined): Promise<unknown> {

@@ -47,7 +47,8 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
     // 3. For the three methods that may ask: open the retry before any handler code runs
     //    (inputResponses, requestState sealed and bound to this caller and request, single use) (mrtr/input-rounds.ts).
     if (INPUT_REQUIRED_METHODS.has(request.method)) {
-      round = await core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(request));
+      const opening = core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(request));
+      round = opening instanceof Promise ? await opening : opening;
       observed.opened(round);
       // A replay of a round that ran a ctx.once step gets the answer that round gave, without running it again.
       if (round.replayed) return { message: resultResponse(request.id, finishResult(request.method, round.replayed, core.identity)) };
@@ -71,7 +72,8 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
       const outcome = await round.interaction.settle(running);
       if (outcome === STUCK) ctx.end('The round ended waiting for input');
       // 6. Seal or finish: unanswered questions go out as input_required with fresh state…
-      result = await core.rounds.conclude(round, outcome);
+      const concluding = core.rounds.conclude(round, outcome);
+      result = concluding instanceof Promise ? await concluding : concluding;
     } else {
       result = await running;
     }
