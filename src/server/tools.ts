@@ -8,7 +8,7 @@ import { isObject } from '../protocol/guards.js';
 import type { AskKind } from '../protocol/capabilities.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
 import type { CallToolResult, Icon, InputRequiredResult, Tool, ToolAnnotations } from '../protocol/types.js';
-import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput } from '../schema/resolve.js';
+import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput, type Validation } from '../schema/resolve.js';
 import type { RequestContext } from './context.js';
 import { paginate } from './pagination.js';
 
@@ -188,18 +188,21 @@ export class ToolRegistry {
     const rawArgs = params.arguments ?? {};
     if (!isObject(rawArgs)) throw McpError.invalidParams('Invalid params: arguments must be an object');
     let args: unknown = rawArgs;
+    // Awaited only when they are promises: most schemas and many handlers answer at once, and each await costs.
     if (tool.input) {
-      const checked = await tool.input.validate(rawArgs);
+      const validating = tool.input.validate(rawArgs);
+      const checked = validating instanceof Promise ? await validating : validating;
       // Bad arguments are a tool execution error, so the model can read it and try again.
       if (!checked.ok) return { ...toolError(`Invalid arguments for tool ${name}: ${checked.message}`) };
       args = checked.value;
     }
-    const returned = await tool.handler(args, ctx);
-    if (isHandOff(returned)) return takeHandOff(returned, { name, ctx, shape: (value) => this.shapeResult(name, tool, value, false) });
+    const running = tool.handler(args, ctx);
+    const returned: unknown = isThenable(running) ? await running : running;
+    if (isHandOff(returned)) return takeHandOff(returned, { name, ctx, shape: async (value) => this.shapeResult(name, tool, value, false) });
     return this.shapeResult(name, tool, returned, true);
   }
 
-  private async shapeResult(name: string, tool: RegisteredTool, returned: unknown, mayAskByHand: boolean): Promise<CallToolResult | InputRequiredResult> {
+  private shapeResult(name: string, tool: RegisteredTool, returned: unknown, mayAskByHand: boolean): CallToolResult | InputRequiredResult | Promise<CallToolResult | InputRequiredResult> {
     if (typeof returned === 'string') return { content: [{ type: 'text', text: returned }] };
     if (!isObject(returned)) throw new TypeError(`Tool "${name}" returned ${typeof returned}; return a string or a CallToolResult`);
     if (isHandOff(returned)) throw new TypeError(`Tool "${name}": a hand-off (ctx.task work) returned another hand-off`);
@@ -212,9 +215,16 @@ export class ToolRegistry {
       if (returned.structuredContent === undefined) {
         throw new TypeError(`Tool "${name}" declares an output schema but returned no structuredContent`);
       }
-      const checked = await tool.output.validate(returned.structuredContent);
-      if (!checked.ok) throw new TypeError(`Tool "${name}" returned structuredContent that breaks its output schema: ${checked.message}`);
+      const validating = tool.output.validate(returned.structuredContent);
+      if (validating instanceof Promise) return validating.then((checked) => this.shapeChecked(name, returned, checked));
+      return this.shapeChecked(name, returned, validating);
     }
+    return this.shapeChecked(name, returned, undefined);
+  }
+
+  /** A returned result whose structuredContent was checked against the output schema (`checked`), or had none to check. */
+  private shapeChecked(name: string, returned: Record<string, unknown>, checked: Validation<unknown> | undefined): CallToolResult {
+    if (checked && !checked.ok) throw new TypeError(`Tool "${name}" returned structuredContent that breaks its output schema: ${checked.message}`);
     if (returned.structuredContent !== undefined && returned.content === undefined) {
       // Older clients read content only: mirror the structured value as JSON text.
       return { ...returned, content: [{ type: 'text', text: JSON.stringify(returned.structuredContent) }] } satisfies CallToolResult;
@@ -223,6 +233,10 @@ export class ToolRegistry {
     // A result with a content array, as the handler's ToolResult type promised.
     return returned as CallToolResult;
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
 
 function isHandOff(value: unknown): value is ToolHandOff {
