@@ -45,6 +45,7 @@ export type Stuck = typeof STUCK;
 
 /** Microtask generations to wait before a handler counts as stuck on its questions. */
 const SETTLE_HOPS = 64;
+const SETTLED = Promise.resolve();
 
 /** The digest that pins an answer to the exact question it answers. */
 export function questionDigest(question: Question<unknown>): Promise<string> {
@@ -165,12 +166,14 @@ export class ReplayInteraction implements Interaction {
   private startCountdown(): void {
     const epoch = ++this.countdown;
     let hops = SETTLE_HOPS;
+    // Each hop a reaction of a settled promise: a microtask of its own generation, like queueMicrotask's,
+    // without the async-context wrapper node puts around every queueMicrotask callback.
     const hop = (): void => {
       if (epoch !== this.countdown || this.resolving > 0) return;
-      if (--hops > 0) queueMicrotask(hop);
+      if (--hops > 0) void SETTLED.then(hop);
       else this.markStuck?.();
     };
-    queueMicrotask(hop);
+    void SETTLED.then(hop);
   }
 
   once<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
