@@ -2,7 +2,8 @@
  * `npm run bench:profile [-- --seconds N] [-- --workload http-echo-c16] [-- --traced] [-- --system bare|official]`
  *
  * CPU profile of the Tessera server under one HTTP workload (default: echo
- * at concurrency 16; `--traced`: with the OpenTelemetry SDK installed;
+ * at concurrency 16 with autocannon; a `wrk-*` workload, e.g. wrk-echo-c16,
+ * loads it with wrk; `--traced`: with the OpenTelemetry SDK installed;
  * `--system`: the workload's bare or official server instead, to compare
  * the layers their time goes to): the
  * server runs under `node --cpu-prof`, gets a
@@ -14,10 +15,11 @@
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runHttpCell } from './harness/http-cell.js';
+import { runHttpCell, type CellResult } from './harness/http-cell.js';
 import { describeRate, log } from './harness/log.js';
 import { choosePinning } from './harness/pinning.js';
 import { startServer, stopAll, stopAllOnExit, stopPid } from './harness/processes.js';
+import { runWrkCell, wrkAvailable } from './harness/wrk-cell.js';
 import { renderProfileSummary, summarizeCpuProfile } from './report/cpu-profile-summary.js';
 import { HTTP_SERVERS } from './systems.js';
 import { HTTP_WORKLOADS } from './workloads/http-workloads.js';
@@ -25,8 +27,14 @@ import { HTTP_WORKLOADS } from './workloads/http-workloads.js';
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '15' }, warmup: { type: 'string', default: '3' }, workload: { type: 'string', default: 'http-echo-c16' }, traced: { type: 'boolean', default: false }, system: { type: 'string', default: 'tessera' } },
 });
-const workload = HTTP_WORKLOADS.find((w) => w.id === values.workload && w.generator !== 'wrk');
+const workload = HTTP_WORKLOADS.find((w) => w.id === values.workload);
 if (!workload) throw new Error(`--workload is one of ${HTTP_WORKLOADS.map((w) => w.id).join(', ')}`);
+if (workload.generator === 'wrk' && !wrkAvailable()) throw new Error(`${workload.id} needs wrk (apt-get install wrk)`);
+/** One cell of the workload's own load generator: wrk for the wrk-* workloads (the bare server outruns autocannon), else autocannon. */
+const runCell = (url: string, seconds: number): Promise<CellResult> =>
+  workload.generator === 'wrk'
+    ? runWrkCell({ url, flow: workload.wrkFlow!, connections: workload.connections, seconds })
+    : runHttpCell({ url, flow: workload.flow, connections: workload.connections, seconds });
 
 const PROFILE_DIR = fileURLToPath(new URL('../../bench/results/profile/', import.meta.url));
 rmSync(PROFILE_DIR, { recursive: true, force: true });
@@ -46,8 +54,8 @@ const server = await startServer({ name: system.label, script: system.script, ar
 let units = 0;
 try {
   log(`profiling ${system.label} (pid ${server.pid}) under ${workload.id}: ${values.warmup} s warm-up, ${values.seconds} s load`);
-  const warmup = await runHttpCell({ url: server.url, flow: workload.flow, connections: workload.connections, seconds: Number(values.warmup) });
-  const result = await runHttpCell({ url: server.url, flow: workload.flow, connections: workload.connections, seconds: Number(values.seconds) });
+  const warmup = await runCell(server.url, Number(values.warmup));
+  const result = await runCell(server.url, Number(values.seconds));
   units = warmup.units + result.units;
   log(`${workload.id}: ${describeRate(result.unitsPerSecond, workload.flow.unit === 'exchange' ? 'exchanges/s' : 'req/s', result.p50, result.p99, result.errors)}`);
 } finally {
