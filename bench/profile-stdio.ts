@@ -9,8 +9,8 @@
  * --server-prof DIR runs the child under `--cpu-prof` too.
  */
 
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { processCpuSeconds } from './harness/cpu.js';
 import { choosePinning } from './harness/pinning.js';
 import { OFFICIAL_SCRIPT, TESSERA_SCRIPT } from './systems.js';
 import { connectOfficial, connectTessera, type StdioSubject } from './workloads/stdio.js';
@@ -32,10 +32,11 @@ const nodeFlags = values['server-prof'] ? ['--cpu-prof', '--cpu-prof-dir', value
 const subject: StdioSubject =
   values.system === 'official' ? await connectOfficial(OFFICIAL_SCRIPT, nodeFlags) : await connectTessera(TESSERA_SCRIPT, nodeFlags);
 
-/** The child's user + system CPU time in µs, from /proc (clock ticks of 10 ms). */
+/** The child's user + system CPU time in µs (/proc, through the bench's own reader). */
 function childCpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  const seconds = processCpuSeconds(pid);
+  if (seconds === undefined) throw new Error(`no CPU time for pid ${pid}: this needs Linux's /proc`);
+  return seconds * 1e6;
 }
 
 async function run(calls: number, inFlight: number): Promise<void> {
