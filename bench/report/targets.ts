@@ -30,19 +30,19 @@ const times = (v: number): string => `${v.toFixed(2)}×`;
 const percent = (v: number): string => `${(v * 100).toFixed(0)}%`;
 
 /**
- * A lower bound on a ratio, met only when autocannon's ratio and wrk's (where
- * wrk ran) both meet it: autocannon can saturate before a fast server does
- * (the bare server's column), so one generator's figure alone can flatter.
+ * A bound on a ratio, met only when autocannon's ratio and wrk's (where wrk
+ * ran) both meet it: autocannon can saturate before a fast server does (the
+ * bare server's column), so one generator's figure alone can flatter.
  */
-function atLeast(target: string, value: number | undefined, bound: number, format: (v: number) => string, wrk?: number): TargetCheck {
-  const measured = value === undefined ? 'not measured' : format(value);
-  return { target, measured: wrk === undefined ? measured : `${measured} (wrk: ${format(wrk)})`, met: value === undefined ? undefined : value >= bound && (wrk === undefined || wrk >= bound) };
+function bounded(meets: (value: number, bound: number) => boolean) {
+  return (target: string, value: number | undefined, bound: number, format: (v: number) => string, wrk?: number): TargetCheck => {
+    const measured = value === undefined ? 'not measured' : format(value);
+    return { target, measured: wrk === undefined ? measured : `${measured} (wrk: ${format(wrk)})`, met: value === undefined ? undefined : meets(value, bound) && (wrk === undefined || meets(wrk, bound)) };
+  };
 }
 
-function atMost(target: string, value: number | undefined, bound: number, format: (v: number) => string, wrk?: number): TargetCheck {
-  const measured = value === undefined ? 'not measured' : format(value);
-  return { target, measured: wrk === undefined ? measured : `${measured} (wrk: ${format(wrk)})`, met: value === undefined ? undefined : value <= bound && (wrk === undefined || wrk <= bound) };
-}
+const atLeast = bounded((value, bound) => value >= bound);
+const atMost = bounded((value, bound) => value <= bound);
 
 export function checkTargets(results: RunResults): TargetCheck[] {
   const r = (workload: string, pick: Pick, of: 'official' | 'bare' | 'officialJwt' = 'official'): number | undefined => ratio(results, workload, pick, of);
