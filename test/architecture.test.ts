@@ -54,12 +54,8 @@ describe('the layers of src/', () => {
 });
 
 describe('object literals with accessors in src/ (V8 makes them in old space, which keeps what they point to alive through scavenges)', () => {
-  // Made once per served link, not per request: its cost does not add up.
-  const madeOnce = ['transport/serve-link.ts inFlight'];
-
-  it('has none outside objects made once', () => {
-    const found = literalAccessors(src).map((site) => site.replace(/:\d+ /, ' '));
-    expect(found.filter((site) => !madeOnce.includes(site))).toEqual([]);
+  it('has none', () => {
+    expect(literalAccessors(src)).toEqual([]);
   });
 
   it('finds a getter or setter in a literal, and not one on a class', () => {

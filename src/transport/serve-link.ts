@@ -120,10 +120,17 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
     if (unsettled === 0) resolveClosed();
   });
 
-  return {
-    get inFlight() {
-      return inFlight.size;
-    },
-    closed,
-  };
+  return new ServedLink(inFlight, closed);
+}
+
+/** What serveLink gives back (a class, like every object with a getter in src/: see transport/http/node-request.ts). */
+class ServedLink implements LinkServer {
+  constructor(
+    private readonly requests: ReadonlyMap<RequestId, unknown>,
+    readonly closed: Promise<void>,
+  ) {}
+
+  get inFlight(): number {
+    return this.requests.size;
+  }
 }
