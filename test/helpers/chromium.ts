@@ -110,14 +110,24 @@ export class Chromium {
     return sessionId as string;
   }
 
-  /** Stops the browser by its PID (SIGTERM: chromium then ends its own renderer and GPU processes) and removes its profile. */
+  /**
+   * Stops the browser: first with CDP's `Browser.close`, so chromium ends its renderer and
+   * utility processes and finishes writing its profile; by its PID (SIGTERM, then SIGKILL) if
+   * it has not exited within a bound. Then removes the profile, retrying while a process that
+   * was still closing writes into it (ENOTEMPTY on a fresh CI machine).
+   */
   async close(): Promise<void> {
     forgetPid(this.child.pid);
     if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise((resolve) => this.child.once('exit', resolve));
-      this.child.kill('SIGTERM');
-      await exited;
+      const exited = new Promise<boolean>((resolve) => this.child.once('exit', () => resolve(true)));
+      const within = (ms: number) => Promise.race([exited, new Promise<boolean>((resolve) => setTimeout(resolve, ms, false).unref())]);
+      this.send('Browser.close').catch(() => undefined);
+      if (!(await within(5_000))) {
+        this.child.kill('SIGTERM');
+        if (!(await within(5_000))) this.child.kill('SIGKILL');
+        await exited;
+      }
     }
-    rmSync(this.profile, { recursive: true, force: true });
+    rmSync(this.profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
 }
