@@ -1,5 +1,5 @@
 /**
- * `npm run bench:profile [-- --seconds N] [-- --workload http-echo-c16] [-- --traced] [-- --system bare|official]`
+ * `npm run bench:profile [-- --seconds N] [-- --workload http-echo-c16] [-- --traced] [-- --system bare|bareJson|official]`
  *
  * CPU profile of the Tessera server under one HTTP workload (default: echo
  * at concurrency 16 with autocannon; a `wrk-*` workload, e.g. wrk-echo-c16,
@@ -44,10 +44,10 @@ mkdirSync(PROFILE_DIR, { recursive: true });
 log(choosePinning(true).reason);
 stopAllOnExit();
 // --traced: the same server with the OpenTelemetry SDK installed (the tracing overhead rows); --system: another column's server.
-const OWN_CODE: Record<string, RegExp> = { tessera: /^dist\/src\//, bare: /^dist\/bench\/servers\//, official: /^@modelcontextprotocol\// };
+const OWN_CODE: Record<string, RegExp> = { tessera: /^dist\/src\//, bare: /^dist\/bench\/servers\//, bareJson: /^dist\/bench\/servers\//, official: /^@modelcontextprotocol\// };
 const own = OWN_CODE[values.system];
-const serverId = values.system === 'tessera' ? (values.traced ? 'tesseraTraced' : 'tessera') : workload.systems[values.system as 'bare' | 'official'];
-if (!own || !serverId) throw new Error(`--system is tessera, or bare or official where the workload has them`);
+const serverId = values.system === 'tessera' ? (values.traced ? 'tesseraTraced' : 'tessera') : workload.systems[values.system as 'bare' | 'bareJson' | 'official'];
+if (!own || !serverId) throw new Error(`--system is tessera, or bare, bareJson or official where the workload has them`);
 const system = HTTP_SERVERS[serverId];
 const server = await startServer({ name: system.label, script: system.script, args: system.args, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] });
 // Every unit served (warm-up and load): the per-unit column of the layer table divides by it.

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { OFFICIAL_RESPONSE_MODE } from './config.js';
 
 /** A column of the report (what a cell is recorded under). */
-export type SystemId = 'tessera' | 'official' | 'official50' | 'officialPlain' | 'bare' | 'tesseraJwt' | 'tesseraJwtNoCache' | 'officialJwt' | 'tesseraTraced';
+export type SystemId = 'tessera' | 'official' | 'official50' | 'officialPlain' | 'bare' | 'bareJson' | 'tesseraJwt' | 'tesseraJwtNoCache' | 'officialJwt' | 'tesseraTraced';
 
 /** A server process of the run. */
 export type ServerId =
@@ -22,6 +22,7 @@ export type ServerId =
   | 'officialConfirmPlain'
   | 'officialWizardPlain'
   | 'bare'
+  | 'bareJson'
   | 'tesseraJwt'
   | 'tesseraJwtNoCache'
   | 'officialJwt'
@@ -67,6 +68,8 @@ export const HTTP_SERVERS: Record<ServerId, HttpServerSpec> = {
   officialConfirmPlain: { id: 'officialConfirmPlain', label: 'Official, confirm only, plain state', script: OFFICIAL_SCRIPT, args: official('--tools', 'confirm', '--state', 'plain') },
   officialWizardPlain: { id: 'officialWizardPlain', label: 'Official, wizard only, plain state', script: OFFICIAL_SCRIPT, args: official('--tools', 'wizard', '--state', 'plain') },
   bare: { id: 'bare', label: 'Bare node:http', script: script('bare'), args: [] },
+  // The JSON floor: the bare server with JSON.parse of every body and JSON.stringify of every reply, still no MCP.
+  bareJson: { id: 'bareJson', label: 'Bare node:http + JSON', script: script('bare'), args: ['--json'] },
   // The JWT rows: both servers as protected resources of the load generator's token issuer.
   tesseraJwt: { id: 'tesseraJwt', label: 'Tessera + JWT', script: TESSERA_SCRIPT, args: ['--auth'] },
   tesseraJwtNoCache: { id: 'tesseraJwtNoCache', label: 'Tessera + JWT, no token cache', script: TESSERA_SCRIPT, args: ['--auth-no-cache'] },
@@ -97,6 +100,7 @@ export const SYSTEM_LABELS: Record<SystemId, string> = {
   official50: 'Official, 50 tools',
   officialPlain: 'Official, unprotected state',
   bare: 'Bare node:http',
+  bareJson: 'Bare node:http + JSON',
   tesseraJwt: 'Tessera + JWT',
   tesseraJwtNoCache: 'Tessera + JWT, no token cache',
   officialJwt: 'Official + bearer middleware',

@@ -196,6 +196,24 @@ function tracingTable(results: RunResults): string | undefined {
   return markdownTable(['Tracing overhead (median of rounds)', 'Tessera (no SDK)', 'Tessera + tracing', 'traced / untraced', 'errors'], rows);
 }
 
+/** The wrk echo rows with the JSON floor: what parsing and serialising JSON alone costs against the bare ceiling. */
+const JSON_FLOOR_ROWS: ReadonlyArray<{ label: string; workload: string }> = [
+  { label: 'HTTP echo c16 (wrk)', workload: 'wrk-echo-c16' },
+  { label: 'HTTP echo c64 (wrk)', workload: 'wrk-echo-c64' },
+];
+
+function jsonFloorTable(results: RunResults): string | undefined {
+  const rows = JSON_FLOOR_ROWS.filter((row) => results.cells.some((c) => c.workload === row.workload && c.system === 'bareJson')).map((row) => {
+    const bare = summarize(results, row.workload, 'bare');
+    const floor = summarize(results, row.workload, 'bareJson');
+    const tessera = summarize(results, row.workload, 'tessera');
+    const cpu = [tessera, floor, bare].map((s) => cell(s, 'cpuPerUnit')).join(' / ');
+    return [row.label, cell(tessera, 'rate'), cell(floor, 'rate'), cell(bare, 'rate'), ratio(floor, bare, 'rate', true), ratio(tessera, bare, 'rate', true), ratio(tessera, floor, 'rate', true), cpu];
+  });
+  if (rows.length === 0) return undefined;
+  return markdownTable(['JSON floor (median of rounds), req/s', 'Tessera', 'Bare + JSON', 'Bare', 'floor / bare', 'Tessera / bare', 'Tessera / floor', 'server CPU µs per request T / floor / bare'], rows);
+}
+
 export function renderReport(results: RunResults): string {
   const header = ['Workload (median of rounds)', ...SYSTEM_ORDER.map((s) => SYSTEM_LABELS[s]), 'T / official at best', 'T / official 50 tools', 'T / official unprotected', 'T / bare', 'errors T/O/O50/OU/B'];
   const rows = ROWS.filter((row) => results.cells.some((c) => c.workload === row.workload)).map((row) => {
@@ -230,6 +248,7 @@ export function renderReport(results: RunResults): string {
 
   const { machine, config } = results;
   const tracing = tracingTable(results);
+  const floor = jsonFloorTable(results);
   const lines = [
     `Date: ${results.date} · ${machine.cpuModel}, ${machine.logicalCores} cores, ${machine.memoryGiB} GiB · Node ${machine.node} · ${machine.platform}`,
     `Mode: ${config.mode} · ${config.rounds} interleaved round(s) · HTTP cells ${config.httpSeconds} s, stdio cells ${config.stdioSeconds} s, ` +
@@ -243,6 +262,14 @@ export function renderReport(results: RunResults): string {
     `Errors in all measured cells: ${totalErrors(results)}.`,
     '',
     ...(tracing ? [tracing, '', 'Tessera + tracing: the OpenTelemetry SDK installed in the server (every request traced, in-memory span and metric exporters, W3C propagator, AsyncLocalStorage context manager; bench/servers/telemetry-sdk.ts). The load carries no traceparent, so each server span is a root.', ''] : []),
+    ...(floor
+      ? [
+          floor,
+          '',
+          'Bare + JSON: the bare server with `JSON.parse` of every request body and `JSON.stringify` of every reply object (bench/servers/bare.ts `--json`), still no MCP: what any server that reads its messages pays over the bare ceiling.',
+          '',
+        ]
+      : []),
     markdownTable(
       ['Target (issues 7, 13 and 15)', 'Measured', 'Met'],
       checkTargets(results).map((t) => [t.target, t.measured, t.met === undefined ? '–' : t.met ? 'yes' : 'no']),

@@ -8,6 +8,9 @@
  *
  *   node dist/bench/servers/bare.js    (prints "listening <url>" on stderr)
  *   --keep-alive-ms N   idle kept-alive connections stay open N ms (default 65 s, as Tessera's serveHttp)
+ *   --json              the JSON floor: every body goes through JSON.parse and every reply through
+ *                       JSON.stringify (of the same result objects), still with no MCP at all. What any
+ *                       server that reads its input pays over the ceiling (bench/README.md, the bare target).
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -81,34 +84,33 @@ const TOOLS_LIST = {
   _meta: SERVER_INFO,
 };
 
-/** Everything after `"id":<id>`, ready to be glued to the id of the request. */
-function tail(result: object): Buffer {
-  return Buffer.from(`,"result":${JSON.stringify(result)}}`);
-}
-
-const BODIES = {
-  echo: tail(textResult(ECHO_TEXT)),
-  list: tail(TOOLS_LIST),
-  confirmAsk: tail(inputRequired(CONFIRM_KEY, formRequest(confirmMessage(CONFIRM_ITEM), 'approve', 'boolean'), CONFIRM_STATE)),
-  confirmDone: tail(textResult(confirmedText(CONFIRM_ITEM))),
-  wizardAskName: tail(inputRequired(WIZARD_NAME_KEY, formRequest(WIZARD_NAME_MESSAGE, 'name', 'string'), WIZARD_STATE_1)),
-  wizardAskColor: tail(inputRequired(WIZARD_COLOR_KEY, formRequest(WIZARD_COLOR_MESSAGE, 'color', 'string'), WIZARD_STATE_2)),
-  wizardDone: tail(textResult(wizardText(WIZARD_ORDER, WIZARD_NAME_ANSWER, WIZARD_COLOR_ANSWER, `${WIZARD_ORDER}-bare`))),
+const RESULTS = {
+  echo: textResult(ECHO_TEXT),
+  list: TOOLS_LIST,
+  confirmAsk: inputRequired(CONFIRM_KEY, formRequest(confirmMessage(CONFIRM_ITEM), 'approve', 'boolean'), CONFIRM_STATE),
+  confirmDone: textResult(confirmedText(CONFIRM_ITEM)),
+  wizardAskName: inputRequired(WIZARD_NAME_KEY, formRequest(WIZARD_NAME_MESSAGE, 'name', 'string'), WIZARD_STATE_1),
+  wizardAskColor: inputRequired(WIZARD_COLOR_KEY, formRequest(WIZARD_COLOR_MESSAGE, 'color', 'string'), WIZARD_STATE_2),
+  wizardDone: textResult(wizardText(WIZARD_ORDER, WIZARD_NAME_ANSWER, WIZARD_COLOR_ANSWER, `${WIZARD_ORDER}-bare`)),
 };
+type ResultName = keyof typeof RESULTS;
+
+/** Everything after `"id":<id>` of each reply, ready to be glued to the id of the request. */
+const TAILS = Object.fromEntries(Object.entries(RESULTS).map(([name, result]) => [name, Buffer.from(`,"result":${JSON.stringify(result)}}`)])) as Record<ResultName, Buffer>;
 const HEAD = Buffer.from('{"jsonrpc":"2.0","id":');
 
-function bodyFor(req: IncomingMessage, text: string): Buffer | undefined {
+function resultFor(req: IncomingMessage, text: string): ResultName | undefined {
   const method = req.headers['mcp-method'];
-  if (method === 'tools/list') return BODIES.list;
+  if (method === 'tools/list') return 'list';
   if (method !== 'tools/call') return undefined;
   switch (req.headers['mcp-name']) {
     case ECHO_TOOL:
-      return BODIES.echo;
+      return 'echo';
     case CONFIRM_TOOL:
-      return text.includes(CONFIRM_STATE) ? BODIES.confirmDone : BODIES.confirmAsk;
+      return text.includes(CONFIRM_STATE) ? 'confirmDone' : 'confirmAsk';
     case WIZARD_TOOL:
-      if (text.includes(WIZARD_STATE_2)) return BODIES.wizardDone;
-      return text.includes(WIZARD_STATE_1) ? BODIES.wizardAskColor : BODIES.wizardAskName;
+      if (text.includes(WIZARD_STATE_2)) return 'wizardDone';
+      return text.includes(WIZARD_STATE_1) ? 'wizardAskColor' : 'wizardAskName';
     default:
       return undefined;
   }
@@ -124,21 +126,40 @@ function idOf(text: string): string {
 }
 
 function answer(req: IncomingMessage, res: ServerResponse, text: string): void {
-  const body = bodyFor(req, text);
-  if (!body) {
+  const name = resultFor(req, text);
+  if (!name) {
     res.writeHead(404).end();
     return;
   }
-  const reply = Buffer.concat([HEAD, Buffer.from(idOf(text)), body]);
+  const reply = Buffer.concat([HEAD, Buffer.from(idOf(text)), TAILS[name]]);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': reply.length }).end(reply);
 }
 
+/** The JSON floor's answer: the body parsed, the reply object serialised, as any JSON-RPC server must. */
+function answerJson(req: IncomingMessage, res: ServerResponse, text: string): void {
+  const name = resultFor(req, text);
+  let message: { id?: unknown };
+  try {
+    message = JSON.parse(text) as { id?: unknown };
+  } catch {
+    res.writeHead(400).end();
+    return;
+  }
+  if (!name) {
+    res.writeHead(404).end();
+    return;
+  }
+  const reply = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: RESULTS[name] });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(reply)) }).end(reply);
+}
+
+const { values } = parseArgs({ options: { 'keep-alive-ms': { type: 'string', default: '65000' }, json: { type: 'boolean', default: false } } });
+const respond = values.json ? answerJson : answer;
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => answer(req, res, Buffer.concat(chunks).toString('utf8')));
+  req.on('end', () => respond(req, res, Buffer.concat(chunks).toString('utf8')));
 });
-const { values } = parseArgs({ options: { 'keep-alive-ms': { type: 'string', default: '65000' } } });
 server.keepAliveTimeout = Number(values['keep-alive-ms']);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 await serveDiagnostics();

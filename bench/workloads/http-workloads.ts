@@ -35,6 +35,8 @@ const WIZARD: Partial<Record<SystemId, ServerId>> = { tessera: 'tessera', offici
 const traced = (systems: Partial<Record<SystemId, ServerId>>): Partial<Record<SystemId, ServerId>> => ({ ...systems, tesseraTraced: 'tesseraTraced' });
 // wrk cells: Tessera against the SDK at its best and the ceiling.
 const wrkOf = (systems: Partial<Record<SystemId, ServerId>>): Partial<Record<SystemId, ServerId>> => ({ tessera: systems.tessera!, official: systems.official!, bare: systems.bare! });
+// The wrk echo cells also measure the JSON floor (the bare server parsing and serialising JSON), in the same rounds.
+const withJsonFloor = (systems: Partial<Record<SystemId, ServerId>>): Partial<Record<SystemId, ServerId>> => ({ ...systems, bareJson: 'bareJson' });
 
 export const HTTP_WORKLOADS: readonly HttpWorkload[] = [
   { id: 'http-echo-c1', label: 'HTTP tools/call echo, c1', flow: echoFlow, connections: 1, systems: ECHO_C1, sampleRss: false },
@@ -53,8 +55,8 @@ export const HTTP_WORKLOADS: readonly HttpWorkload[] = [
     sampleRss: false,
   },
   // The same flows from wrk (C, one thread, Lua chaining the MRTR rounds): a load generator that is not the limit.
-  { id: 'wrk-echo-c16', label: 'HTTP echo c16 (wrk)', flow: echoFlow, connections: 16, systems: wrkOf(ECHO), sampleRss: false, generator: 'wrk', wrkFlow: 'echo' },
-  { id: 'wrk-echo-c64', label: 'HTTP echo c64 (wrk)', flow: echoFlow, connections: 64, systems: wrkOf(ECHO), sampleRss: false, generator: 'wrk', wrkFlow: 'echo' },
+  { id: 'wrk-echo-c16', label: 'HTTP echo c16 (wrk)', flow: echoFlow, connections: 16, systems: withJsonFloor(wrkOf(ECHO)), sampleRss: false, generator: 'wrk', wrkFlow: 'echo' },
+  { id: 'wrk-echo-c64', label: 'HTTP echo c64 (wrk)', flow: echoFlow, connections: 64, systems: withJsonFloor(wrkOf(ECHO)), sampleRss: false, generator: 'wrk', wrkFlow: 'echo' },
   { id: 'wrk-mrtr-confirm-c16', label: 'MRTR 1 question c16 (wrk)', flow: confirmFlow, connections: 16, systems: wrkOf(CONFIRM), sampleRss: false, generator: 'wrk', wrkFlow: 'confirm' },
   { id: 'wrk-mrtr-wizard-c16', label: 'MRTR 3 rounds + once c16 (wrk)', flow: wizardFlow, connections: 16, systems: wrkOf(WIZARD), sampleRss: false, generator: 'wrk', wrkFlow: 'wizard' },
 ];
