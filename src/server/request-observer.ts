@@ -42,8 +42,9 @@ export class RequestObserver {
   }
 
   begin(request: JsonRpcRequest, channel: RequestChannel): RequestObservation {
-    if (!this.telemetry && this.logs.length === 0) return UNOBSERVED;
-    return new Observation(request, channel, this.telemetry?.start(request), [...this.logs], this.logger);
+    const span = this.telemetry?.start(request);
+    if (!span && this.logs.length === 0) return UNOBSERVED;
+    return new Observation(request, channel, span, [...this.logs], this.logger);
   }
 
   /** A task entered `status` (the Tasks extension reports its store's transitions here). */

@@ -36,7 +36,7 @@ import {
   METRIC_TASK_STATUS,
 } from './semantic-conventions.js';
 import { records, TelemetrySource, withSpan } from './telemetry-options.js';
-import { contextFromMeta } from './trace-context.js';
+import { carriesTraceContext, contextFromMeta } from './trace-context.js';
 
 /** What came of a request, as the server saw it. */
 export interface ServedRequest {
@@ -100,7 +100,15 @@ export class ServerTelemetry {
     return this.made;
   }
 
-  start(request: JsonRpcRequest): ServerSpan {
+  /**
+   * The request's span, or undefined when it could change nothing: no tracer
+   * can record, no metric records, and the request carries no trace context
+   * to pass on (a non-recording span would still carry an incoming one to
+   * the handler's own calls). Most servers run without an SDK; for them this
+   * is the whole cost of telemetry.
+   */
+  start(request: JsonRpcRequest): ServerSpan | undefined {
+    if (!this.instruments.live && !carriesTraceContext(request.params?._meta) && this.source.tracesNothing) return undefined;
     return new ServerSpan(this, request);
   }
 

@@ -5,7 +5,7 @@
  * with several pipelines hand their own in.
  */
 
-import { createNoopMeter, INVALID_SPAN_CONTEXT, isSpanContextValid, metrics, propagation, trace, type Context, type Histogram, type Meter, type MeterProvider, type Span, type TextMapPropagator, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { createNoopMeter, INVALID_SPAN_CONTEXT, isSpanContextValid, metrics, propagation, ProxyTracerProvider, trace, type Context, type Histogram, type Meter, type MeterProvider, type Span, type TextMapPropagator, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { INSTRUMENTATION_SCOPE } from './semantic-conventions.js';
 
 export interface TelemetryOptions {
@@ -40,6 +40,18 @@ export class TelemetrySource {
 
   get propagator(): TextMapPropagator {
     return this.options.propagator ?? propagation;
+  }
+
+  /**
+   * True while no tracer can record: none was handed in and no SDK has
+   * registered a global one (the API then answers with its own proxy, which
+   * has no delegate yet). Asked on every request, so an SDK registered later
+   * is seen from its next request on.
+   */
+  get tracesNothing(): boolean {
+    if (this.options.tracerProvider) return false;
+    const provider = trace.getTracerProvider();
+    return provider instanceof ProxyTracerProvider && provider.getDelegateTracer(INSTRUMENTATION_SCOPE) === undefined;
   }
 }
 

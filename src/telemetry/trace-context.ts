@@ -31,8 +31,12 @@ export function traceMeta(propagator: TextMapPropagator, context: Context): Reco
   return Object.keys(carrier).length > 0 ? carrier : undefined;
 }
 
+/** Whether a request's `_meta` has any of the trace-context keys. */
+export function carriesTraceContext(meta: unknown): meta is Record<string, unknown> {
+  return isObject(meta) && TRACE_META_KEYS.some((key) => key in meta);
+}
+
 /** `base` with the trace context a request's `_meta` carries (untrusted: a malformed value is ignored by the propagator). */
 export function contextFromMeta(propagator: TextMapPropagator, meta: unknown, base: Context): Context {
-  if (!isObject(meta) || !TRACE_META_KEYS.some((key) => key in meta)) return base;
-  return propagator.extract(base, meta, getter);
+  return carriesTraceContext(meta) ? propagator.extract(base, meta, getter) : base;
 }

@@ -198,6 +198,45 @@ describe('flows, states and spans', () => {
     expect(rounds.map((point) => (point.value as { sum?: number }).sum)).toEqual([4]);
   });
 
+  it('traces from the next request on when an SDK registers globally after the server was made', async () => {
+    const traced = tracing();
+    const kit = testServer(shop);
+    await kit.send('tools/list');
+    trace.setGlobalTracerProvider(traced.options.tracerProvider!);
+    try {
+      expect(traced.spans()).toEqual([]);
+      await kit.send('tools/list');
+      await kit.callTool('sold_out');
+      expect(traced.spans().map((s) => s.name)).toEqual(['tools/list', 'tools/call sold_out']);
+    } finally {
+      trace.disable();
+    }
+    // Unregistered again: nothing more is traced.
+    await kit.send('tools/list');
+    expect(traced.spans()).toHaveLength(2);
+  });
+
+  it('without any tracer, still hands an incoming trace context to the handler (its own calls carry it on)', async () => {
+    let seen: string | undefined;
+    const kit = testServer(
+      (options) => {
+        const server = new McpServer({ name: 'relay', version: '1.0.0' }, options);
+        server.tool('relay', {}, () => {
+          seen = trace.getActiveSpan()?.spanContext().traceId;
+          return 'relayed';
+        });
+        return server;
+      },
+      { server: { telemetry: { propagator } } },
+    );
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await kit.send('tools/call', { name: 'relay', arguments: {} }, { meta: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+    expect(seen).toBe(traceId);
+    seen = undefined;
+    await kit.send('tools/call', { name: 'relay', arguments: {} });
+    expect(seen).toBeUndefined();
+  });
+
   it('makes no span and no metric with telemetry: false, even with providers registered globally', async () => {
     const traced = tracing();
     trace.setGlobalTracerProvider(traced.options.tracerProvider!);
