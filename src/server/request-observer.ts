@@ -181,8 +181,8 @@ class Observation implements RequestObservation {
   }
 }
 
-/** What `begin` gives when nothing looks on (telemetry off, no log): every step costs nothing. */
-const UNOBSERVED: RequestObservation = {
+/** What `begin` gives when nothing looks on (no span, no log): every step costs nothing, and nothing is reported after the reply. */
+export const UNOBSERVED: RequestObservation = {
   run: (answer) => answer(),
   routed: () => undefined,
   opened: () => undefined,

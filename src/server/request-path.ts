@@ -16,13 +16,24 @@ import type { Round } from '../mrtr/input-rounds.js';
 import type { ServerCore } from './core.js';
 import { passGates } from './gates.js';
 import { holdNotifications } from './held-notifications.js';
-import type { RequestObservation } from './request-observer.js';
+import { UNOBSERVED, type RequestObservation } from './request-observer.js';
 import { finishResult } from './results.js';
 
-export async function answerRequest(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
+export function answerRequest(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
   // 0. Observe: a span whose parent is the trace context in _meta, run as the current one, and the request log;
   //    told what the steps below learn, reported once with the reply (request-observer.ts).
-  const observed = core.observer.begin(request, channel);
+  let observed: RequestObservation;
+  try {
+    observed = core.observer.begin(request, channel);
+  } catch (error) {
+    return Promise.reject(error); // a telemetry SDK that throws fails the request as it did when this was async
+  }
+  // Nothing looks on: nothing to report after the reply, so no promise of its own to wait on.
+  if (observed === UNOBSERVED) return answerObserved(core, request, channel, observed);
+  return observe(core, request, channel, observed);
+}
+
+async function observe(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel, observed: RequestObservation): Promise<Reply> {
   const reply = await observed.run(() => answerObserved(core, request, channel, observed));
   observed.end(reply);
   return reply;
