@@ -55,16 +55,14 @@ export class RequestObserver {
 
 /** One request being watched, told what the request path learns on the way. */
 export interface RequestObservation {
-  /** Runs the request with its span current, so spans the handler makes are its children. */
-  run<T>(answer: () => Promise<T>): Promise<T>;
+  /** Runs the request with its span current (spans the handler makes are its children), then reports its reply. */
+  observe(answer: () => Promise<Reply>): Promise<Reply>;
   /** Another era took the request (point 1). */
   routed(): void;
   /** The round was opened (point 3): the next state it seals links back to this request's span. */
   opened(round: Round): void;
   /** The request failed with `error` (before or after its handler ran). */
   failed(error: unknown): void;
-  /** The reply is ready: report it. */
-  end(reply: Reply): void;
 }
 
 class Observation implements RequestObservation {
@@ -87,9 +85,11 @@ class Observation implements RequestObservation {
     this.arrived = logged ? Date.now() : 0;
   }
 
-  run<T>(answer: () => Promise<T>): Promise<T> {
+  async observe(answer: () => Promise<Reply>): Promise<Reply> {
     // A span that changed nothing in the context (see ServerSpan) needs no switch to it.
-    return this.span && this.span.context !== contexts.active() ? contexts.with(this.span.context, answer) : answer();
+    const reply = await (this.span && this.span.context !== contexts.active() ? contexts.with(this.span.context, answer) : answer());
+    this.end(reply);
+    return reply;
   }
 
   routed(): void {
@@ -105,7 +105,7 @@ class Observation implements RequestObservation {
     this.error = error;
   }
 
-  end(reply: Reply): void {
+  private end(reply: Reply): void {
     // Nothing to tell (no SDK behind the span and metrics, no log): the reply is not even read.
     if (!this.span?.observed && this.logs.length === 0) return;
     const served = this.served(reply);
@@ -181,11 +181,10 @@ class Observation implements RequestObservation {
   }
 }
 
-/** What `begin` gives when nothing looks on (no span, no log): every step costs nothing, and nothing is reported after the reply. */
-export const UNOBSERVED: RequestObservation = {
-  run: (answer) => answer(),
+/** What `begin` gives when nothing looks on (no span, no log): every step costs nothing, the answer's own promise is the reply. */
+const UNOBSERVED: RequestObservation = {
+  observe: (answer) => answer(),
   routed: () => undefined,
   opened: () => undefined,
   failed: () => undefined,
-  end: () => undefined,
 };

@@ -16,7 +16,7 @@ import type { Round } from '../mrtr/input-rounds.js';
 import type { ServerCore } from './core.js';
 import { passGates } from './gates.js';
 import { holdNotifications } from './held-notifications.js';
-import { UNOBSERVED, type RequestObservation } from './request-observer.js';
+import type { RequestObservation } from './request-observer.js';
 import { finishResult } from './results.js';
 
 export function answerRequest(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
@@ -28,15 +28,8 @@ export function answerRequest(core: ServerCore, request: JsonRpcRequest, channel
   } catch (error) {
     return Promise.reject(error); // a telemetry SDK that throws fails the request as it did when this was async
   }
-  // Nothing looks on: nothing to report after the reply, so no promise of its own to wait on.
-  if (observed === UNOBSERVED) return answerObserved(core, request, channel, observed);
-  return observe(core, request, channel, observed);
-}
-
-async function observe(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel, observed: RequestObservation): Promise<Reply> {
-  const reply = await observed.run(() => answerObserved(core, request, channel, observed));
-  observed.end(reply);
-  return reply;
+  // Unobserved, the answer's own promise is the reply: no async layer of this function's own.
+  return observed.observe(() => answerObserved(core, request, channel, observed));
 }
 
 async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel, observed: RequestObservation): Promise<Reply> {
