@@ -44,7 +44,8 @@ mkdirSync(PROFILE_DIR, { recursive: true });
 log(choosePinning(true).reason);
 stopAllOnExit();
 // --traced: the same server with the OpenTelemetry SDK installed (the tracing overhead rows); --system: another column's server.
-const OWN_CODE: Record<string, RegExp> = { tessera: /^dist\/src\//, bare: /^dist\/bench\/servers\//, bareJson: /^dist\/bench\/servers\//, official: /^@modelcontextprotocol\// };
+const BENCH_SERVER_CODE = /^dist\/bench\/servers\//;
+const OWN_CODE: Record<string, RegExp> = { tessera: /^dist\/src\//, bare: BENCH_SERVER_CODE, bareJson: BENCH_SERVER_CODE, official: /^@modelcontextprotocol\// };
 const own = OWN_CODE[values.system];
 const serverId = values.system === 'tessera' ? (values.traced ? 'tesseraTraced' : 'tessera') : workload.systems[values.system as 'bare' | 'bareJson' | 'official'];
 if (!own || !serverId) throw new Error(`--system is tessera, or bare, bareJson or official where the workload has them`);

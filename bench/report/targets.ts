@@ -18,11 +18,12 @@ export const HEAP_NOISE_BYTES = 256 * 1024;
 
 type Pick = 'rate' | 'p99' | 'tokenBytes';
 
-function ratio(results: RunResults, workload: string, pick: Pick, of: 'official' | 'bare' | 'officialJwt', tesseraSystem: 'tessera' | 'tesseraJwt' | 'bareJson' = 'tessera'): number | undefined {
-  const tessera = summarize(results, workload, tesseraSystem);
+/** `system`'s figure over `of`'s (Tessera's unless another system is named, e.g. the JSON floor). */
+function ratio(results: RunResults, workload: string, pick: Pick, of: 'official' | 'bare' | 'officialJwt', system: 'tessera' | 'tesseraJwt' | 'bareJson' = 'tessera'): number | undefined {
+  const measured = summarize(results, workload, system);
   const other = summarize(results, workload, of);
-  if (!tessera || !other) return undefined;
-  const value = tessera[pick] / other[pick];
+  if (!measured || !other) return undefined;
+  const value = measured[pick] / other[pick];
   return Number.isFinite(value) ? value : undefined;
 }
 
