@@ -233,7 +233,8 @@ describe('docs/getting-started.md beside the fresh clone, from the tarballs it p
             await session.waitFor('name');
             session.type(`Ada${KEY.enter}`);
             expect(await session.exited, session.transcript).toBe(0);
-            expect(session.transcript.trimEnd().split('\n').at(-1)?.trim()).toBe('Hi, Ada!');
+            // (npx may leave its spinner's glyph in the transcript; the result is a line of its own.)
+            expect(session.transcript.split('\n').map((line) => line.replace(/^[\u2800-\u28ff]+/, '').trim())).toContain('Hi, Ada!');
           } finally {
             session.stop();
           }
@@ -265,6 +266,7 @@ describe('docs/getting-started.md beside the fresh clone, from the tarballs it p
     const names = new Set<string>();
     const walk = (deps: Record<string, unknown> | undefined): void => {
       for (const [name, node] of Object.entries(deps ?? {})) {
+        if ((node as { missing?: boolean }).missing) continue; // an optional peer nobody installed
         names.add(name);
         walk((node as { dependencies?: Record<string, unknown> }).dependencies);
       }
