@@ -142,6 +142,11 @@ export class TerminalSession {
     }));
   }
 
+  /** Everything written to the terminal so far, escape sequences and all. */
+  get rawOutput(): string {
+    return this.raw;
+  }
+
   /** Everything shown so far, without colours or cursor movements. */
   get transcript(): string {
     return stripAnsi(this.raw);
