@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ask, McpServer, toolError, type McpServerOptions } from '../../src/index.js';
 import { accept, cancel, decline, roots, sampled, tamper, testServer, UnscriptedQuestionError, type AnswerContext } from '../../src/testing.js';
-import { recordingLogger } from '../helpers/recording-logger.js';
 
 const reservations: string[] = [];
 
@@ -181,20 +180,5 @@ describe('states under attack', () => {
     const first = await kit.start('tools/call', { name: 'order', arguments: { item: 'tea' } });
     await expect(kit.expectRefused(kit.retry(first, name))).rejects.toThrow('Expected the requestState to be refused');
     await expect(kit.expectRefused(kit.retry(first, name, { requestState: tamper(first.requestState!) }), 'expired')).rejects.toThrow('refused as "forged", not "expired"');
-  });
-});
-
-describe('a server without a configured key, in the kit', () => {
-  it('gives no warning about its per-process key: the kit keeps every round in this process', async () => {
-    const logger = recordingLogger();
-    const server = new McpServer({ name: 'keyless', version: '1.0.0' }, { logger });
-    server.tool('confirm', {}, async (_args, ctx) => {
-      const answer = await ctx.ask(ask.form('Sure?', z.object({ ok: z.boolean() }), { key: 'sure' }));
-      return answer.action === 'accept' && answer.content.ok ? 'done' : 'not done';
-    });
-    const run = await testServer(server).callTool('confirm', {}, { sure: accept({ ok: true }) });
-    expect(run.text).toBe('done');
-    expect(run.rounds).toBe(2);
-    expect(logger.warns.filter((line) => line.includes('no requestState key'))).toEqual([]);
   });
 });
