@@ -30,14 +30,14 @@ function networkCause(error: unknown): { code?: string; message?: string } {
 /** One sentence: what happened reaching `url`, then the code it came with. */
 export function reachFailure(url: string, error: unknown): string {
   const { code, message } = networkCause(error);
-  const { host, protocol } = new URL(url);
+  const { host, hostname, protocol } = new URL(url);
   switch (true) {
     case code === 'ECONNREFUSED':
       return `nothing is listening on ${host} (ECONNREFUSED): is the server running, on that host and port?`;
     case code === 'ENOTFOUND' || code === 'EAI_NONAME':
-      return `no such host: ${new URL(url).hostname} (${code})`;
+      return `no such host: ${hostname} (${code})`;
     case code === 'EAI_AGAIN':
-      return `the name ${new URL(url).hostname} could not be looked up right now (EAI_AGAIN)`;
+      return `the name ${hostname} could not be looked up right now (EAI_AGAIN)`;
     case protocol === 'https:' && (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'EPROTO' || /wrong version number/i.test(message ?? '')):
       return `TLS to a plain-HTTP server: ${host} does not speak https (${code ?? 'wrong version number'}); try http://`;
     case code !== undefined && TLS_CERTIFICATE_CODES.has(code):
