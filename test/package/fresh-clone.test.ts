@@ -115,8 +115,8 @@ beforeAll(() => {
 
 afterAll(() => {
   stopAll();
-  rmSync(parent, { recursive: true, force: true });
-});
+  rmSync(parent, { recursive: true, force: true }); // two node_modules trees and a clone's: more than the default hook time on a busy machine
+}, 180_000);
 
 describe('a fresh clone, as the README says', () => {
   const readme = readFileSync(`${ROOT}README.md`, 'utf8');
