@@ -59,6 +59,26 @@ describe('form schemas written inline', () => {
     expect(resolvedForms.bytes).toBeLessThanOrEqual(resolvedForms.limits.bytes);
   });
 
+  it('large schemas are bounded by bytes before entries: the least recently used make room, the one in use stays', { timeout: 120_000 }, () => {
+    // Forty described fields: about 6 KB of JSON each, so the byte bound is reached long before 256 entries.
+    const large = (version: number): JsonSchemaObject => ({
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 40 }, (_, k) => [`field${k}`, { type: 'string', title: `Field ${k}`, description: `What goes in field ${k} of form ${version}, in a sentence or two.`, maxLength: 200 }])),
+    });
+    const inUse = ask.form('Fill in', large(-1)).request.params;
+    const VERSIONS = 120;
+    for (let version = 0; version < VERSIONS; version++) {
+      ask.form('Fill in', large(version));
+      // The question in use is asked again between the others (a handler's every round).
+      expect(ask.form('Fill in', large(-1)).request.params).toEqual(inUse);
+      expect(resolvedForms.bytes).toBeLessThanOrEqual(resolvedForms.limits.bytes);
+    }
+    // Fewer kept than were made, with the entry bound far off: the bytes decided.
+    expect(resolvedForms.size).toBeLessThan(VERSIONS);
+    const schemaInUse = (inUse as { requestedSchema: object }).requestedSchema;
+    expect((ask.form('Fill in', large(-1)).request.params as { requestedSchema: object }).requestedSchema).toBe(schemaInUse);
+  });
+
   it('an inline schema with an $id is asked and answered over its rounds', async () => {
     const kit = testServer((options) => {
       const server = new McpServer({ name: 'ids', version: '1.0.0' }, options);
