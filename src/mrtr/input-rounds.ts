@@ -16,7 +16,7 @@ import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { Method } from '../protocol/methods.js';
 import type { ClientCapabilities, InputRequest, InputRequests, InputRequiredResult, JsonValue, Result } from '../protocol/types.js';
 import type { RedemptionStore } from '../stores/redemption-store.js';
-import { digestOf } from './digest.js';
+import { canonicalJson, digestOf, rememberedDigestOfText } from './digest.js';
 import { flowIdOfOldState, newFlowId } from './flow-id.js';
 import { AUTHOR_STATE } from './interaction.js';
 import { ReplayInteraction, STUCK, type Ledger, type Stuck } from './replay.js';
@@ -205,7 +205,8 @@ export class InputRounds {
           throw new TypeError(`inputRequests.${key} must be an elicitation/create, sampling/createMessage or roots/list request`);
         }
         checked[key] = entry;
-        pending[key] = await digestOf(entry);
+        // A handler that asks by hand returns the same questions every round: each is hashed once.
+        pending[key] = await rememberedDigestOfText(canonicalJson(entry));
       }
       requireCapabilities(Object.values(checked), round.interaction.capabilities);
     }
