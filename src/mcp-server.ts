@@ -1,7 +1,7 @@
 /**
  * The server Tessera exports: the 2026-07-28 core (server/), composed with
- * the 2025-11-25 era on the same URL and over stdio (legacy/) and the Tasks
- * extension (tasks/). Registration goes to the core; transports talk to the
+ * the 2025-11-25 era on the same URL and over stdio (legacy/), the Tasks
+ * extension (tasks/) and the extensions the `extensions` option brings. Registration goes to the core; transports talk to the
  * request path (server/request-path.ts).
  */
 
@@ -11,7 +11,7 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './pro
 import type { Implementation, ServerCapabilities } from './protocol/types.js';
 import type { SchemaInput } from './schema/resolve.js';
 import { ServerCore } from './server/core.js';
-import type { ExtensionFactory } from './server/extension.js';
+import { factoryOf, type ExtensionFactory, type McpServerExtension } from './server/extension.js';
 import type { ServerOptions } from './server/options.js';
 import type { SharedStores } from './stores/shared-stores.js';
 import type { PromptArguments, PromptDefinition, PromptHandler } from './server/prompts.js';
@@ -28,6 +28,8 @@ export interface McpServerOptions extends ServerOptions {
   legacy?: LegacyOptions | false;
   /** The Tasks extension: how long task records live, how often clients should poll, where tasks are kept. */
   tasks?: TasksOptions;
+  /** More extensions, each from its own entry point (e.g. `skills(library)` from `tessera-mcp/skills`). */
+  extensions?: readonly McpServerExtension[];
 }
 
 
@@ -45,7 +47,7 @@ export class McpServer implements RequestHandler {
     this.info = info;
     const stores = options.stores ?? {};
     const tasksOptions = stores.tasks ? { ...options.tasks, store: stores.tasks } : options.tasks;
-    const extensions: ExtensionFactory[] = [tasks(tasksOptions)];
+    const extensions: ExtensionFactory[] = [tasks(tasksOptions), ...(options.extensions ?? []).map(factoryOf)];
     if (options.legacy !== false) {
       const legacy = { ...options.legacy, ...(stores.sessions ? { store: stores.sessions } : {}), ...(stores.sessionBus ? { bus: stores.sessionBus } : {}), ...(stores.events ? { events: stores.events } : {}) };
       extensions.unshift(legacyEra(legacy));
