@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite against Tessera's fixtures and fails on
 # anything not listed in conformance/*-expected-failures.yml.
-#   npm run conformance            # server and client suites, 2026-07-28 and 2025-11-25 requirements
+#   npm run conformance            # server and client suites, 2026-07-28 and 2025-11-25 requirements,
+#                                  # and the extension scenarios no requirement set lists, at both wires
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/conformance"
@@ -33,12 +34,32 @@ for revision in 2026-07-28 2025-11-25; do
     --expected-failures "$root/conformance/server-$revision-expected-failures.yml" || status=1
 done
 
+# Extension scenarios are on no revision's timeline, so --requirements leaves out those its frozen
+# lists do not name (the Skills extension's, SEP-2640): each runs here at both wires.
+server_extensions=(sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest)
+for revision in 2026-07-28 2025-11-25; do
+  for scenario in "${server_extensions[@]}"; do
+    echo "== conformance server --scenario $scenario --spec-version $revision"
+    "$node22" "$cli" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" --spec-version "$revision" --force \
+      --expected-failures "$root/conformance/server-$revision-expected-failures.yml" || status=1
+  done
+done
+
 # The same program as `npm run -s fixture:client -- <url>`, started without npm: the suite
 # runs ~40 scenarios at once and 40 npm start-ups on 2 cores push some past the 30 s limit.
 for revision in 2026-07-28 2025-11-25; do
   echo "== conformance client --requirements $revision"
   "$node22" "$cli" client --command "node $root/dist/fixtures/conformance-client.js" --requirements "$revision" \
     --expected-failures "$root/conformance/client-$revision-expected-failures.yml" || status=1
+done
+
+client_extensions=(sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter)
+for revision in 2026-07-28 2025-11-25; do
+  for scenario in "${client_extensions[@]}"; do
+    echo "== conformance client --scenario $scenario --spec-version $revision"
+    "$node22" "$cli" client --command "node $root/dist/fixtures/conformance-client.js" --scenario "$scenario" --spec-version "$revision" --force \
+      --expected-failures "$root/conformance/client-$revision-expected-failures.yml" || status=1
+  done
 done
 
 exit "$status"
