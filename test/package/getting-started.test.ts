@@ -118,6 +118,6 @@ describe('docs/getting-started.md in a new project', () => {
     const files = packed.map((f) => f.path);
     expect(files).toContain('LICENSE');
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
-    for (const entry of ['index', 'client', 'node', 'fetch', 'stdio', 'express', 'fastify', 'hono', 'redis', 'testing']) expect(files).toContain(`dist/src/${entry}.js`);
+    for (const entry of ['index', 'client', 'node', 'fetch', 'stdio', 'express', 'fastify', 'hono', 'redis', 'testing', 'skills', 'skills-node']) expect(files).toContain(`dist/src/${entry}.js`);
   });
 });
