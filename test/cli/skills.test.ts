@@ -35,6 +35,18 @@ afterAll(async () => {
   await running.close();
 });
 
+/** A server with a tool and no Skills extension, for as long as `use` runs. */
+async function withPlainServer(use: (url: string) => Promise<void>): Promise<void> {
+  const plain = new McpServer({ name: 'plain', version: '1.0.0' });
+  plain.tool('hello', { description: 'Says hello' }, () => 'hi');
+  const other = await startHttp(plain);
+  try {
+    await use(other.url);
+  } finally {
+    await other.close();
+  }
+}
+
 describe('tessera list', () => {
   it("shows the server's skills: name, URI, files, description", async () => {
     const run = await runCli(['list', url]);
@@ -44,17 +56,12 @@ describe('tessera list', () => {
   });
 
   it('shows no Skills section for a server without the extension', async () => {
-    const plain = new McpServer({ name: 'plain', version: '1.0.0' });
-    plain.tool('hello', { description: 'Says hello' }, () => 'hi');
-    const other = await startHttp(plain);
-    try {
-      const run = await runCli(['list', other.url]);
+    await withPlainServer(async (plainUrl) => {
+      const run = await runCli(['list', plainUrl]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('hello');
       expect(run.stdout).not.toContain('Skills');
-    } finally {
-      await other.close();
-    }
+    });
   });
 });
 
@@ -98,16 +105,11 @@ describe('tessera skills', () => {
   });
 
   it('says so when the server has no skills extension', async () => {
-    const plain = new McpServer({ name: 'plain', version: '1.0.0' });
-    plain.tool('hello', { description: 'Says hello' }, () => 'hi');
-    const other = await startHttp(plain);
-    try {
-      const run = await runCli(['skills', other.url]);
+    await withPlainServer(async (plainUrl) => {
+      const run = await runCli(['skills', plainUrl]);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('The server does not offer skills');
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   describe('against a server that serves a tampered SKILL.md', () => {
