@@ -71,7 +71,10 @@ async function findFiles(root: string, maxDepth: number, maxEntries: number): Pr
   const walk = async (dirReal: string, dirPath: string, depth: number): Promise<void> => {
     if (depth > maxDepth) throw new SkillSourceError(`${dirPath} is nested deeper than ${maxDepth} directories under the skills root`);
     // In name order, so the same directory always publishes the same listing.
-    const listing = (await readdir(dirReal, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    const dirents = await readdir(dirReal, { withFileTypes: true }).catch((error: Error) => {
+      throw new SkillSourceError(`${dirPath || root} could not be read (${error.message})`);
+    });
+    const listing = dirents.sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of listing) {
       if (entry.name.startsWith('.')) continue;
       if (++entries > maxEntries) throw new SkillSourceError(`The skills root ${root} holds more than ${maxEntries} entries`);

@@ -6,12 +6,12 @@
  * (`loadSkillDirectory`, directory-source.ts).
  */
 
+import type { Resource } from '../../protocol/types.js';
 import { digestOf } from '../digest.js';
 import { FrontmatterError, readFrontmatter } from '../frontmatter.js';
 import { encodeSegment, isSkillName, isWithinSkill } from '../skill-uri.js';
 import { SKILL_FILE, SKILL_LIMITS, SKILL_MIME_TYPE, type Skill, type SkillFrontmatter } from '../wire.js';
 import { isTextual, mediaTypeOf, utf8Text } from './media-types.js';
-import type { Resource } from '../../protocol/types.js';
 
 /** One skill as its author gives it. */
 export interface SkillSource {

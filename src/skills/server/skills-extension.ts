@@ -7,6 +7,7 @@
  * `resources/list`, scopes, subscriptions) serve them like any other.
  */
 
+import { bytesToBase64 } from '../../protocol/base64.js';
 import { McpError } from '../../protocol/errors.js';
 import type { CacheHints, ServerCapabilities } from '../../protocol/types.js';
 import { serverExtension, type McpServerExtension, type MethodHandler, type ServerExtension, type ServerHost } from '../../server/extension.js';
@@ -14,7 +15,6 @@ import { paginate } from '../../server/pagination.js';
 import { DIRECTORY_MIME_TYPE, SKILLS_EXTENSION, SkillsMethod, type GetSkillResult, type ListSkillsResult, type ReadDirectoryResult, type Skill } from '../wire.js';
 import { directoriesOf, type Directories } from './skill-directories.js';
 import type { PublishedFile, SkillLibrary } from './skill-library.js';
-import { bytesToBase64 } from '../../protocol/base64.js';
 
 export interface SkillsOptions {
   /** Caching hints of `skills/list`, `skills/get` and reads of skill files (default: 60 s, public: skills are the same for every caller). */
