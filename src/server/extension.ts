@@ -91,27 +91,27 @@ export interface ServerHost {
 export type ExtensionFactory = (host: ServerHost) => ServerExtension;
 
 /**
- * An extension for McpServer's `extensions` option, made by the extension's
- * own entry point (`skills(…)` from `tessera-mcp/skills`), so a server that
- * uses none loads none. Opaque: what it is made of stays inside Tessera.
+ * An extension as the package's entry points hand it out (`apps()` from
+ * `tessera-mcp/apps`), for McpServer's `extensions` option. Opaque: what it
+ * makes stays inside the package.
  */
-export interface McpServerExtension {
-  /** What the extension is, for errors. */
+export interface Extension {
+  /** Its name; a server has at most one extension of each name. */
   readonly name: string;
 }
 
-const factories = new WeakMap<McpServerExtension, ExtensionFactory>();
+const factories = new WeakMap<Extension, ExtensionFactory>();
 
-/** Wraps an extension's factory for McpServer's `extensions` option. */
-export function serverExtension(name: string, make: ExtensionFactory): McpServerExtension {
-  const extension: McpServerExtension = Object.freeze({ name });
+/** Wraps a factory as an `Extension` for the `extensions` option. */
+export function packagedExtension(name: string, make: ExtensionFactory): Extension {
+  const extension: Extension = Object.freeze({ name });
   factories.set(extension, make);
   return extension;
 }
 
-/** The factory inside an extension made by `serverExtension`. */
-export function factoryOf(extension: McpServerExtension): ExtensionFactory {
+/** The factory of an `Extension` this package made; a TypeError for anything else (e.g. one from another copy of the package). */
+export function factoryOf(extension: Extension): ExtensionFactory {
   const make = factories.get(extension);
-  if (!make) throw new TypeError(`The extension ${String(extension?.name)} was not made by this copy of tessera-mcp (two copies of the package are installed?)`);
+  if (!make) throw new TypeError(`${String((extension as Partial<Extension> | undefined)?.name ?? extension)} is not an extension made by this copy of tessera-mcp`);
   return make;
 }

@@ -10,7 +10,7 @@
 import { bytesToBase64 } from '../../protocol/base64.js';
 import { McpError } from '../../protocol/errors.js';
 import type { CacheHints, ServerCapabilities } from '../../protocol/types.js';
-import { serverExtension, type McpServerExtension, type MethodHandler, type ServerExtension, type ServerHost } from '../../server/extension.js';
+import { packagedExtension, type Extension, type MethodHandler, type ServerExtension, type ServerHost } from '../../server/extension.js';
 import { paginate } from '../../server/pagination.js';
 import { DIRECTORY_MIME_TYPE, SKILLS_EXTENSION, SkillsMethod, type GetSkillResult, type ListSkillsResult, type ReadDirectoryResult, type Skill } from '../wire.js';
 import { directoriesOf, type Directories } from './skill-directories.js';
@@ -28,8 +28,8 @@ export interface SkillsOptions {
 const DEFAULT_CACHE: CacheHints = { ttlMs: 60_000, cacheScope: 'public' };
 
 /** The Skills extension serving `library`, for `new McpServer(info, { extensions: [skills(library)] })`. */
-export function skills(library: SkillLibrary, options: SkillsOptions = {}): McpServerExtension {
-  return serverExtension('skills', (host) => new SkillsExtension(host, library, options));
+export function skills(library: SkillLibrary, options: SkillsOptions = {}): Extension {
+  return packagedExtension('skills', (host) => new SkillsExtension(host, library, options));
 }
 
 function uriParam(params: Record<string, unknown> | undefined): string {
