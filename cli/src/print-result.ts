@@ -7,6 +7,7 @@
 import { isObject } from './is-object.js';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from 'tessera-mcp';
 import { inertDeep, inertJson } from './inert-text.js';
+import type { Skill } from 'tessera-mcp/skills';
 import { print, resultColors } from './terminal.js';
 import { allowedTypes } from './tool-arguments.js';
 
@@ -134,6 +135,8 @@ export interface Listing {
   resources?: Resource[];
   resourceTemplates?: ResourceTemplate[];
   prompts?: Prompt[];
+  /** Only when the server declares the Skills extension. */
+  skills?: Skill[];
 }
 
 function section(title: string, rows: Array<[string, string | undefined]> | undefined): void {
@@ -144,6 +147,19 @@ function section(title: string, rows: Array<[string, string | undefined]> | unde
     print(`  ${head}`);
     if (description) print(`      ${out.dim(description.split('\n')[0]!)}`);
   }
+}
+
+/** `name  uri` and the description of each skill, and how many entries were refused (they break the extension's rules). */
+function skillRows(skills: readonly Skill[]): Array<[string, string | undefined]> {
+  return skills.map((s) => {
+    const files = s.resources === 'dynamic' ? 'dynamic' : `${s.resources.length} file${s.resources.length === 1 ? '' : 's'}`;
+    return [`${out.cyan(s.frontmatter.name)} ${out.dim(`${s.uri} (${files})`)}`, s.frontmatter.description];
+  });
+}
+
+export function printSkills(skills: readonly Skill[], refused: number): void {
+  section('Skills', skillRows(inertDeep(skills)));
+  if (refused > 0) print(out.dim(`  (${refused} more listed, refused: their entries break the Skills extension's rules)`));
 }
 
 export function printListing(received: Listing, json: boolean): void {
@@ -159,4 +175,5 @@ export function printListing(received: Listing, json: boolean): void {
       p.description,
     ]),
   );
+  if (listing.skills) section('Skills', skillRows(listing.skills));
 }

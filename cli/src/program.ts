@@ -21,6 +21,7 @@ const USAGE_LINES: Readonly<Record<string, string>> = {
   read: 'tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]',
   prompt: 'tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]',
   list: 'tessera list <url>                          or   tessera list -- <command> [args…]',
+  skills: 'tessera skills <url> [name [file]]          or   tessera skills [name [file]] -- <command> [args…]',
   logout: 'tessera logout <url>                        (forget the sign-in stored for a server)',
   keygen: 'tessera keygen [id]',
   help: 'tessera help [command]                      (the details: options, answers files, exit codes)',
@@ -220,6 +221,25 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     const { target, rest } = resolveTarget('list', url === undefined ? [] : [url], serverCommand);
     if (rest.length > 0) throw new UsageError('tessera list takes only the target');
     done(await (await requests()).runList(target, connectOptions(options)));
+  });
+
+  addRequestOptions(
+    program
+      .command('skills')
+      .description("list the server's skills, or print one (SKILL.md, or one of its files), verified")
+      .usage('<url> [name|uri [file]] [options]\n       tessera skills [name|uri [file]] [options] -- <command> [args…]')
+      .argument('[arguments...]', 'the target, then a skill (its name or SKILL.md URI) and a file path in it')
+      .addHelpText(
+        'after',
+        '\nWithout a skill, lists the skills (their files are not read). With one, loads it: SKILL.md is\n' +
+          "checked against the skill's entry (size, SHA-256 digest, frontmatter) and printed; with a\n" +
+          'file path (e.g. references/GUIDE.md), that file is printed, checked the same way. A skill\n' +
+          'or file that does not match its entry is refused (exit code 1) and nothing of it is printed.',
+      ),
+  ).action(async (positionals: string[], options: Record<string, unknown>) => {
+    const { target, rest } = resolveTarget('skills', positionals, serverCommand);
+    if (rest.length > 2) throw new UsageError('tessera skills <url> [name [file]]: a skill, then at most one file path');
+    done(await (await requests()).runSkills(target, rest, connectOptions(options)));
   });
 
   program

@@ -16,6 +16,11 @@ import { ProgressBar } from './progress-bar.js';
 import { canAskPerson, colors, say } from './terminal.js';
 import { TaskStatus } from './task-status.js';
 import type { Target } from './target.js';
+import { isObject } from './is-object.js';
+
+// The Skills extension's module (and its YAML parser) loads only for a server that has skills.
+const skills = (): Promise<typeof import('./skills-command.js')> => import('./skills-command.js');
+const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 import { parsePromptArguments, parseToolArguments } from './tool-arguments.js';
 
 export interface RequestCommandOptions extends ConnectOptions {
@@ -165,6 +170,11 @@ async function allTemplates(client: Client): Promise<ResourceTemplate[]> {
   return all;
 }
 
+/** `tessera skills`: list a server's skills, or load one (verified) and print it or one of its files. */
+export function runSkills(target: Target, rest: string[], options: RequestCommandOptions): Promise<number> {
+  return withClient(target, options, async (client) => (await skills()).skillsCommand(client, rest, options.json === true));
+}
+
 /** Lists what the server offers; a kind the server does not serve is left out rather than failing the listing. */
 export function runList(target: Target, options: RequestCommandOptions): Promise<number> {
   return withClient(target, options, async (client) => {
@@ -187,6 +197,10 @@ export function runList(target: Target, options: RequestCommandOptions): Promise
       resourceTemplates: await optional<ResourceTemplate>('resources', () => allTemplates(client)),
       prompts: await optional<Prompt>('prompts', () => client.listAllPrompts()),
     };
+    // Skills only where the server declares the extension (listing them reads none of their files).
+    if (isObject(capabilities.extensions) && Object.hasOwn(capabilities.extensions, SKILLS_EXTENSION)) {
+      listing.skills = (await optional('extensions', async () => (await (await skills()).listSkills(client)).skills)) ?? [];
+    }
     return () => {
       printListing(listing, options.json === true);
       return EXIT_OK;
