@@ -13,8 +13,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AuthorizationError, Client, OAuthProvider, clientCredentials, type OAuthProviderOptions } from '../../../src/client.js';
-import { deferred } from '../../helpers/deferred.js';
-import { MiB, startHostile, writeUpTo, type HostileServer } from '../../helpers/hostile-http.js';
+import { MiB, paddedJson, startHostile, type HostileServer } from '../../helpers/hostile-http.js';
 
 const info = { name: 'bounded-sign-in', version: '1.0.0' };
 
@@ -29,19 +28,6 @@ const json =
   (value: unknown, status = 200): Route =>
   (res) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-
-/** A JSON object `head` padded to `bytes` through a string member, streamed with backpressure; `finished` says how much went out. */
-function huge(head: Record<string, unknown>, bytes: number): Route & { finished: Promise<number> } {
-  const done = deferred<number>();
-  const route: Route = async (res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.write(`${JSON.stringify(head).slice(0, -1)},"padding":"`);
-    const sent = await writeUpTo(res, 'A'.repeat(64 * 1024), bytes);
-    if (!res.destroyed) res.end('"}');
-    done.resolve(sent);
-  };
-  return Object.assign(route, { finished: done.promise });
-}
 
 /** The head of an answer, then nothing: the body never ends. */
 const stalls: Route = (res) => {
@@ -94,7 +80,7 @@ describe('answers read within 1 MiB', () => {
     ['/token', 'token'],
   ])('%s streaming 64 MiB: an AuthorizationError at %s, and the download stops', async (path, step) => {
     const { mcp, as } = await setup();
-    const answer = huge(path === '/token' ? { access_token: 'x', token_type: 'bearer' } : path === '/register' ? { client_id: 'registered' } : { issuer: as.origin }, 64 * MiB);
+    const answer = paddedJson(path === '/token' ? { access_token: 'x', token_type: 'bearer' } : path === '/register' ? { client_id: 'registered' } : { issuer: as.origin }, 64 * MiB);
     as.routes[path] = answer;
     const failure = await signIn(mcp);
     expect(failure).toBeInstanceOf(AuthorizationError);

@@ -20,7 +20,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { jwtAccessTokens, McpServer, protectedResource, tokenIntrospection, type JwtAccessTokenOptions, type TokenVerifier } from '../../../src/index.js';
 import { serveHttp, type RunningHttpServer } from '../../../src/node.js';
 import { deferred } from '../../helpers/deferred.js';
-import { MiB, startHostile, writeUpTo, type HostileServer } from '../../helpers/hostile-http.js';
+import { MiB, paddedJson, startHostile, type HostileServer } from '../../helpers/hostile-http.js';
 import { rpc } from '../../helpers/http.js';
 import { bearer } from '../../helpers/protected-tessera.js';
 import { quietLogger } from '../../helpers/results.js';
@@ -60,24 +60,6 @@ function json(value: unknown): Route {
 }
 
 const failing: Route = (res) => res.writeHead(500).end('down');
-
-/** How much of a huge answer went out before the reader went away (or all of it). */
-interface Sent {
-  finished: Promise<number>;
-}
-
-/** A JSON object of `bytes`, streamed with backpressure: `head` then filler in a string member, then the end. */
-function huge(head: Record<string, unknown>, bytes: number): Route & Sent {
-  const done = deferred<number>();
-  const route: Route = async (res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.write(`${JSON.stringify(head).slice(0, -1)},"padding":"`);
-    const sent = await writeUpTo(res, 'A'.repeat(64 * 1024), bytes);
-    if (!res.destroyed) res.end('"}');
-    done.resolve(sent);
-  };
-  return Object.assign(route, { finished: done.promise });
-}
 
 function metadataOf(origin: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { issuer: origin, jwks_uri: `${origin}/jwks`, introspection_endpoint: `${origin}/introspect`, ...extra };
@@ -216,7 +198,7 @@ describe('concurrent first requests', () => {
 
 describe('documents read within limits', () => {
   it('a 64 MiB key set is refused (503) after the first MiB, and the download stops', async () => {
-    const keys = huge({ keys: [publicJwk] }, 64 * MiB);
+    const keys = paddedJson({ keys: [publicJwk] }, 64 * MiB);
     const as = await authorizationServer({ '/jwks': keys });
     const { url } = await protectedServer(as.origin, jwt({ jwksUri: `${as.origin}/jwks` }));
     expect((await call(url, await tokenFor(as.origin, url))).status).toBe(503);
@@ -225,7 +207,7 @@ describe('documents read within limits', () => {
 
   it('so is 64 MiB of metadata', async () => {
     const as = await authorizationServer({});
-    const metadata = huge(metadataOf(as.origin), 64 * MiB);
+    const metadata = paddedJson(metadataOf(as.origin), 64 * MiB);
     as.routes[METADATA_PATH] = metadata;
     as.routes['/jwks'] = json({ keys: [publicJwk] });
     const { url } = await protectedServer(as.origin, jwt());
@@ -237,7 +219,7 @@ describe('documents read within limits', () => {
   it('and a 64 MiB introspection answer', async () => {
     const as = await authorizationServer({});
     const { url } = await protectedServer(as.origin, tokenIntrospection({ clientId: 'rs', clientSecret: 's', endpoint: `${as.origin}/introspect`, cacheMs: 0 }));
-    const answer = huge({ active: true, iss: as.origin, aud: url, sub: 'alice', exp: Math.floor(Date.now() / 1000) + 3600 }, 64 * MiB);
+    const answer = paddedJson({ active: true, iss: as.origin, aud: url, sub: 'alice', exp: Math.floor(Date.now() / 1000) + 3600 }, 64 * MiB);
     as.routes['/introspect'] = answer;
     expect((await call(url, 'opaque-token')).status).toBe(503);
     expect(await answer.finished).toBeLessThan(64 * MiB);
