@@ -21,6 +21,7 @@
  */
 
 import { BodyTooLargeError, readBoundedText } from '../../protocol/bounded-body.js';
+import { untilAborted } from '../../protocol/until-aborted.js';
 import { pinnedRequestOnThisRuntime, type PinnedRequest } from './pinned-connection.js';
 import { ipLiteral, isLoopbackName, privateHostKind, privateKind } from './private-addresses.js';
 
@@ -120,7 +121,6 @@ export function guardedFetch(rules: GuardRules): typeof fetch {
 
   return async (input, init) => {
     const url = requestUrl(input);
-    const addresses = await destination(url);
     const caller = init?.signal ?? undefined;
     const timeout = AbortSignal.timeout(rules.timeoutMs);
     const signal = caller ? AbortSignal.any([caller, timeout]) : timeout;
@@ -129,6 +129,8 @@ export function guardedFetch(rules: GuardRules): typeof fetch {
 
     let response: Response;
     try {
+      // The name's lookup counts against the time too (a resolver that never answers is left behind).
+      const addresses = await untilAborted(destination(url), signal);
       response = pinned && addresses ? await pinned(url, { ...init, signal }, addresses) : await rules.fetch(input, { ...init, signal });
     } catch (error) {
       throw timedOut() ? slow(error) : error;

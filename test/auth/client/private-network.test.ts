@@ -154,6 +154,13 @@ describe('a remote server steering the sign-in inside', () => {
     expect(refused).toEqual([]);
   });
 
+  it('gives up on a resolver that never answers within requestTimeoutMs, and fetches nothing', async () => {
+    const remote = await remoteServer(undefined, ['https://auth.example.com']);
+    const { failure, refused } = await signInFailure(remote, { resolveHost: () => new Promise<string[]>(() => undefined), requestTimeoutMs: 300 });
+    expect(failure).toMatchObject({ step: 'authorization-server-metadata', error: 'timeout' });
+    expect(refused).toEqual([]);
+  });
+
   it('is refused localhost by name, whatever it resolves to', async () => {
     const local = await trap();
     const remote = await remoteServer(`http://localhost:${local.port}/prm`);
