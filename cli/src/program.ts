@@ -4,11 +4,12 @@
  */
 
 import { Command, Option } from 'commander';
-import { generateStateKey } from 'tessera-mcp';
+import { generateStateKey, type LoggingLevel } from 'tessera-mcp';
 import { cliVersion } from './connect.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import type { RequestCommandOptions } from './request-commands.js';
 import type { ServeOptions } from './serve-command.js';
+import { LOG_LEVELS } from './server-log.js';
 import { resolveTarget } from './target.js';
 
 // Each command's module loads when it runs, so `help` and `keygen` start at once and `call` never loads the server side.
@@ -75,6 +76,7 @@ function addRequestOptions(command: Command): Command {
     .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect, [])
     .option('--timeout <seconds>', 'longest one request may take', '600')
     .option('--trace', 'print every JSON-RPC message sent (→) and received (←) on stderr (HTTP targets)')
+    .addOption(new Option('--log-level <level>', "show the server's log messages at this level and above on stderr, and ask the server for them (default: show warnings and worse, ask for none)").choices(LOG_LEVELS))
     .option('--client-id <id>', 'sign in with this pre-registered OAuth client id')
     .option('--client-secret <secret>', 'its secret (or set TESSERA_CLIENT_SECRET)')
     .option('--scope <scopes>', 'the OAuth scopes to ask for (space- or comma-separated)')
@@ -93,6 +95,7 @@ function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
     headers: raw.header as string[],
     timeoutSeconds: Number(raw.timeout),
     trace: raw.trace === true,
+    ...(raw.logLevel === undefined ? {} : { logLevel: raw.logLevel as LoggingLevel }),
     signIn: {
       clientId: raw.clientId as string | undefined,
       clientSecret: (raw.clientSecret as string | undefined) ?? process.env.TESSERA_CLIENT_SECRET,

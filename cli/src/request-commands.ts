@@ -12,6 +12,7 @@ import { CliError, EXIT_OK, InterruptedError } from './errors.js';
 import { createAnswering, rootsFrom } from './input-handlers.js';
 import { printListing, printPrompt, printResource, printToolResult, type Listing } from './print-result.js';
 import { ProgressBar } from './progress-bar.js';
+import { serverLog } from './server-log.js';
 import { TaskStatus } from './task-status.js';
 import type { Target } from './target.js';
 import { parsePromptArguments, parseToolArguments } from './tool-arguments.js';
@@ -36,7 +37,7 @@ async function withClient(
   const answers = options.answers === undefined ? undefined : await AnswersFile.load(options.answers);
   const progress = new ProgressBar();
   const answering = createAnswering({ answers, samplingCommand: options.samplingCommand, roots: rootsFrom(options.root ?? []), progress });
-  const client = await connectClient(target, answering.handlers, options);
+  const client = await connectClient(target, answering.handlers, { ...options, onLog: serverLog(options.logLevel, progress) });
   try {
     const printResult = await request(client, progress);
     progress.stop();
