@@ -59,7 +59,10 @@ function asCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof McpError) {
     const data = error.data === undefined ? '' : `\n${JSON.stringify(error.data, null, 2)}`;
-    return new CliError(`The server answered with error ${error.code}: ${error.message}${data}`);
+    // Servers on the official SDK 1.x put "MCP error <code>: " in the message itself: say the code once.
+    const prefix = `MCP error ${error.code}: `;
+    const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+    return new CliError(`The server answered with error ${error.code}: ${message}${data}`);
   }
   return new CliError(withHint(explain(error)));
 }
