@@ -44,12 +44,12 @@ export interface Answering {
 
 /**
  * `--root` values as roots: a file:// URI as given, a path as a file:// URI;
- * none means the working directory. Roots are file:// URIs (spec §8.3), so
- * any other URI is a usage error here rather than a refused answer later.
+ * none means none (a root grants the server a directory to work in, so it is
+ * never offered unasked). Roots are file:// URIs (spec §8.3), so any other
+ * URI is a usage error here rather than a refused answer later.
  */
-export function rootsFrom(values: readonly string[], cwd = process.cwd()): Root[] {
-  const given = values.length > 0 ? values : [cwd];
-  return given.map((value) => {
+export function rootsFrom(values: readonly string[]): Root[] {
+  return values.map((value) => {
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
       if (!/^file:\/\//i.test(value)) throw new UsageError(`--root ${value}: a root is a directory path or a file:// URI`);
       return { uri: value };
@@ -150,7 +150,8 @@ export function createAnswering(options: AnsweringOptions): Answering {
     });
 
   return {
-    handlers: { elicitation: { form, url }, sampling, roots: options.roots },
+    // No roots given: no roots capability, so the server asks for none.
+    handlers: { elicitation: { form, url }, sampling, ...(options.roots.length > 0 ? { roots: options.roots } : {}) },
     failure: () => firstFailure,
   };
 }

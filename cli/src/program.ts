@@ -43,7 +43,7 @@ const QUESTIONS = `Questions from the server:
   each field with its checks. URL asks show the full URL and wait for you
   (nothing is opened for you). Sampling asks show the messages and take your
   typed answer, or the output of --sampling-command (it gets the request JSON
-  on stdin). Roots: the working directory, or each --root.
+  on stdin).
 
   --answers file.json answers without asking; a question it does not answer
   fails with exit code 2. The file is keyed by the question's key (shown as
@@ -51,7 +51,12 @@ const QUESTIONS = `Questions from the server:
     { "confirm": { "action": "accept", "content": { "approve": true } },
       "other":   { "approve": true },          accept with this content
       "sign_in": "accept",                     just the action (URL asks)
-      "summary": "The model's answer text" }   sampling (2025 servers: "sampling")`;
+      "summary": "The model's answer text" }   sampling (2025 servers: "sampling")
+
+  Roots: a root is a directory you grant the server — it may read and change
+  files under it, and some servers (server-filesystem) then work in the roots
+  they are given instead of the directories they were started with. tessera
+  offers none unless you pass --root <dir> (repeatable).`;
 
 const SIGN_IN = `Signing in (servers that require OAuth):
   When a server answers 401, tessera prints a sign-in URL (--open also opens it)
@@ -71,7 +76,7 @@ function addRequestOptions(command: Command): Command {
     .option('--json', 'print the result as JSON, exactly as received')
     .option('--answers <file>', 'answer questions from this JSON file instead of asking')
     .option('--sampling-command <cmd>', 'answer sampling requests with this shell command (request JSON on stdin, answer text on stdout)')
-    .option('--root <path|uri>', 'a root to offer (repeatable; default: the working directory)', collect, [])
+    .option('--root <path|uri>', 'a directory to grant the server as a root (repeatable; none by default)', collect, [])
     .addOption(new Option('--era <era>', 'protocol era to speak').choices(['auto', 'modern', 'legacy']).default('auto'))
     .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect, [])
     .option('--timeout <seconds>', 'longest one request may take', '600')

@@ -5,7 +5,8 @@
  */
 
 import type { Client, Prompt, Resource, ResourceTemplate, Tool } from 'tessera-mcp/client';
-import { McpError } from 'tessera-mcp';
+import { ErrorCode, McpError } from 'tessera-mcp';
+import { isObject } from './is-object.js';
 import { AnswersFile } from './answers-file.js';
 import { connectClient, describeRefusal, explain, withHint, type ConnectOptions } from './connect.js';
 import { CliError, EXIT_OK, InterruptedError } from './errors.js';
@@ -62,7 +63,9 @@ function asCliError(error: unknown): CliError {
     // Servers on the official SDK 1.x put "MCP error <code>: " in the message itself: say the code once.
     const prefix = `MCP error ${error.code}: `;
     const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-    return new CliError(`The server answered with error ${error.code}: ${message}${data}`);
+    const wantsRoots = error.code === ErrorCode.MissingRequiredClientCapability && isObject(error.data) && isObject(error.data.requiredCapabilities) && 'roots' in error.data.requiredCapabilities;
+    const hint = wantsRoots ? '\nThe server needs roots (directories you grant it): pass --root <dir>.' : '';
+    return new CliError(`The server answered with error ${error.code}: ${message}${data}${hint}`);
   }
   return new CliError(withHint(explain(error)));
 }
