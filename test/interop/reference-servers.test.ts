@@ -29,9 +29,9 @@ import {
   type CallToolResult,
   type ClientOptions,
   type ElicitRequestFormParams,
-  type JsonRpcNotification,
   type TaskUpdate,
 } from 'tessera-mcp/client';
+import type { JsonRpcNotification } from 'tessera-mcp';
 import { StdioClientTransport } from 'tessera-mcp/stdio';
 import { compiledFixture, ROOT, stopAll, stopPid, trackPid } from '../helpers/child-processes.js';
 import { eventually, startEverythingHttp, stdioCommand, tapped, tappedCommand, type HttpReferenceServer } from '../helpers/reference-servers.js';
@@ -170,7 +170,7 @@ describe.each(['stdio', 'http'] as const)('server-everything over %s, through Cl
 
   it('reads static and templated resources', async () => {
     const doc = await c.client.readResource('demo://resource/static/document/architecture.md');
-    expect(String(doc.contents[0]?.text)).toMatch(/architecture/i);
+    expect(String((doc.contents[0] as { text?: string } | undefined)?.text)).toMatch(/architecture/i);
     const dynamic = await c.client.readResource('demo://resource/dynamic/text/3');
     expect(dynamic.contents[0]?.uri).toBe('demo://resource/dynamic/text/3');
   });
