@@ -37,8 +37,8 @@ export class SessionSubscriptions {
   constructor(private readonly requester: Requester) {}
 
   listen(filter: SubscriptionFilter, onNotification: (notification: JsonRpcNotification) => void, options: { signal?: AbortSignal } = {}): Subscription {
-    // Throws when not connected, as listen does at 2026-07-28.
-    const capabilities = this.requester.connected && (this.requester.serverCapabilities ?? {});
+    void this.requester.connected; // not connected: the ClientError every request throws
+    const capabilities = this.requester.serverCapabilities ?? {};
     const agreed: SubscriptionFilter = {};
     if (filter.toolsListChanged && capabilities.tools?.listChanged) agreed.toolsListChanged = true;
     if (filter.promptsListChanged && capabilities.prompts?.listChanged) agreed.promptsListChanged = true;

@@ -149,7 +149,8 @@ describe('tessera and cancellation, both ways', () => {
     cli.proc.kill('SIGINT');
     expect(await cli.exited).toBe(130);
     expect(cli.stderr).toContain('Interrupted.');
-    expect(tapped(record).filter((m) => m.method === 'notifications/cancelled').map((m) => m.params.requestId)).toEqual([call.id]);
+    // (A stdio era probe that ran out of time under load is cancelled too: only the call's cancellation counts here.)
+    expect(tapped(record).filter((m) => m.method === 'notifications/cancelled' && m.params.requestId === call.id)).toHaveLength(1);
   });
 
   // fixtures/impatient-2025-server.ts: the SDK 1.x giving up on its sampling request, as server-everything does after 60 s.

@@ -299,8 +299,9 @@ describe('closing at once after an abort (stdio)', () => {
     controller.abort(new Error('the user left'));
     await c.client.close();
     await expect(call).rejects.toThrow('the user left');
-    const cancels = c.sent().filter((m) => m.method === 'notifications/cancelled');
-    expect(cancels.map((m) => m.params.requestId)).toEqual([sent.id]);
+    // (A stdio era probe that ran out of time under load is cancelled too: only the call's cancellation counts here.)
+    const cancels = c.sent().filter((m) => m.method === 'notifications/cancelled' && m.params.requestId === sent.id);
+    expect(cancels).toHaveLength(1);
   });
 });
 
