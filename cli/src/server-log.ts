@@ -2,12 +2,12 @@
  * The server's log messages (`notifications/message`) on stderr, one line
  * each: those at the `--log-level` asked for and above (without it, warnings
  * and worse — the server is then asked for nothing). A progress bar showing
- * at the time stays below the lines. What the server wrote is printed with
- * its control characters made visible, so a message cannot move the cursor
- * or recolour the terminal.
+ * at the time stays below the lines. What the server wrote is printed inert
+ * (inert-text.ts): a message cannot move the cursor or recolour the terminal.
  */
 
 import type { LoggingLevel } from 'tessera-mcp/client';
+import { inert, inertJson, inertLine } from './inert-text.js';
 import type { ProgressBar } from './progress-bar.js';
 import { colors } from './terminal.js';
 
@@ -16,12 +16,6 @@ export const LOG_LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', '
 
 /** What is shown when no --log-level is given. */
 const DEFAULT_SHOWN: LoggingLevel = 'warning';
-
-/** Control characters other than newline and tab, as \xNN (or \uNNNN) text. */
-function visible(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
 
 function tint(level: LoggingLevel): (text: string) => string {
   const rank = LOG_LEVELS.indexOf(level);
@@ -32,9 +26,9 @@ function tint(level: LoggingLevel): (text: string) => string {
 
 /** The line a log message becomes (continuation lines indented under it). */
 export function logLine(message: { level: LoggingLevel; logger?: string; data: unknown }): string {
-  const text = typeof message.data === 'string' ? message.data : JSON.stringify(message.data);
-  const from = message.logger === undefined ? '' : ` ${visible(String(message.logger))}`;
-  return `${colors.dim('server log')} ${tint(message.level)(`${visible(String(message.level))}${from}`)}: ${visible(text ?? String(message.data)).replace(/\n/g, '\n    ')}`;
+  const text = typeof message.data === 'string' ? inert(message.data) : inertJson(message.data);
+  const from = message.logger === undefined ? '' : ` ${inertLine(String(message.logger))}`;
+  return `${colors.dim('server log')} ${tint(message.level)(`${inertLine(String(message.level))}${from}`)}: ${text.replace(/\n/g, '\n    ')}`;
 }
 
 /** The client's `onLog`: each message at `level` or above, printed above the progress bar. */
