@@ -73,6 +73,7 @@ export {
   InputFlowError,
   ResponseTooLargeError,
   TaskError,
+  ServerCancelledError,
   type InputFlowStop,
   type TaskStop,
 } from './client/errors.js';

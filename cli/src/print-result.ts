@@ -130,6 +130,15 @@ function toolSignature(tool: Tool): string {
     .join(' ');
 }
 
+/** How a 2025-11-25 tool takes tasks (`execution.taskSupport`), as a note after its signature; none for a plain tool. */
+function taskNote(tool: Tool): string {
+  const execution = (tool as { execution?: unknown }).execution;
+  const support = isObject(execution) ? execution.taskSupport : undefined;
+  if (support === 'required') return out.dim(' (runs as a task)');
+  if (support === 'optional') return out.dim(' (may run as a task)');
+  return '';
+}
+
 export interface Listing {
   tools?: Tool[];
   resources?: Resource[];
@@ -165,7 +174,7 @@ export function printSkills(skills: readonly Skill[], refused: number): void {
 export function printListing(received: Listing, json: boolean): void {
   if (json) return printJson(received);
   const listing = inertDeep(received);
-  section('Tools', listing.tools?.map((t) => [`${out.cyan(t.name)} ${toolSignature(t)}`.trimEnd(), t.description]));
+  section('Tools', listing.tools?.map((t) => [`${`${out.cyan(t.name)} ${toolSignature(t)}`.trimEnd()}${taskNote(t)}`, t.description]));
   section('Resources', listing.resources?.map((r) => [`${out.cyan(r.uri)}${r.name && r.name !== r.uri ? ` ${out.dim(`(${r.name})`)}` : ''}`, r.description]));
   section('Resource templates', listing.resourceTemplates?.map((r) => [`${out.cyan(r.uriTemplate)} ${out.dim(`(${r.name})`)}`, r.description]));
   section(

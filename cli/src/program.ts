@@ -4,11 +4,12 @@
  */
 
 import { Command, Option } from 'commander';
-import { generateStateKey } from 'tessera-mcp';
+import { generateStateKey, type LoggingLevel } from 'tessera-mcp';
 import { cliVersion, ERAS } from './connect.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import type { RequestCommandOptions } from './request-commands.js';
 import type { ServeOptions } from './serve-command.js';
+import { LOG_LEVELS } from './server-log.js';
 import { resolveTarget } from './target.js';
 
 // Each command's module loads when it runs, so `help` and `keygen` start at once and `call` never loads the server side.
@@ -55,7 +56,7 @@ const QUESTIONS = `Questions from the server:
   each field with its checks. URL asks show the full URL and wait for you
   (nothing is opened for you). Sampling asks show the messages and take your
   typed answer, or the output of --sampling-command (it gets the request JSON
-  on stdin). Roots: the working directory, or each --root.
+  on stdin).
 
   --answers file.json answers without asking; a question it does not answer
   fails with exit code 2. The file is keyed by the question's key (shown as
@@ -63,7 +64,12 @@ const QUESTIONS = `Questions from the server:
     { "confirm": { "action": "accept", "content": { "approve": true } },
       "other":   { "approve": true },          accept with this content
       "sign_in": "accept",                     just the action (URL asks)
-      "summary": "The model's answer text" }   sampling (2025 servers: "sampling")`;
+      "summary": "The model's answer text" }   sampling (2025 servers: "sampling")
+
+  Roots: a root is a directory you grant the server — it may read and change
+  files under it, and some servers (server-filesystem) then work in the roots
+  they are given instead of the directories they were started with. tessera
+  offers none unless you pass --root <dir> (repeatable).`;
 
 const SIGN_IN = `Signing in (servers that require OAuth):
   When a server answers 401, tessera prints a sign-in URL (--open also opens it)
@@ -87,6 +93,7 @@ function addConnectionOptions(command: Command): Command {
     .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect, [])
     .option('--timeout <seconds>', 'longest one request may take', '600')
     .option('--trace', 'print every JSON-RPC message sent (→) and received (←) on stderr (HTTP targets)')
+    .addOption(new Option('--log-level <level>', "show the server's log messages at this level and above on stderr, and ask the server for them (default: show warnings and worse, ask for none)").choices(LOG_LEVELS))
     .option('--client-id <id>', 'sign in with this pre-registered OAuth client id')
     .option('--client-secret <secret>', 'its secret (or set TESSERA_CLIENT_SECRET)')
     .option('--scope <scopes>', 'the OAuth scopes to ask for (space- or comma-separated)')
@@ -101,7 +108,7 @@ function addRequestOptions(command: Command): Command {
     .option('--answers <file>', 'answer questions from this JSON file instead of asking')
     .option('--no-input', 'never ask in the terminal: a question or a missing argument fails (exit 2) instead')
     .option('--sampling-command <cmd>', 'answer sampling requests with this shell command (request JSON on stdin, answer text on stdout)')
-    .option('--root <path|uri>', 'a root to offer (repeatable; default: the working directory)', collect, []);
+    .option('--root <path|uri>', 'a directory to grant the server as a root (repeatable; none by default)', collect, []);
 }
 
 function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
@@ -115,6 +122,7 @@ function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
     headers: raw.header as string[],
     timeoutSeconds: Number(raw.timeout),
     trace: raw.trace === true,
+    ...(raw.logLevel === undefined ? {} : { logLevel: raw.logLevel as LoggingLevel }),
     signIn: {
       clientId: raw.clientId as string | undefined,
       clientSecret: (raw.clientSecret as string | undefined) ?? process.env.TESSERA_CLIENT_SECRET,

@@ -5,14 +5,16 @@
  */
 
 import type { CallToolResult, Client, Prompt, Resource, ResourceTemplate, Tool } from 'tessera-mcp/client';
-import { McpError } from 'tessera-mcp';
+import { ErrorCode, McpError } from 'tessera-mcp';
 import { AnswersFile } from './answers-file.js';
 import { connectClient, describeRefusal, explain, type ConnectOptions } from './connect.js';
 import { CliError, EXIT_OK, InterruptedError } from './errors.js';
 import { completeArguments } from './complete-arguments.js';
 import { createAnswering, rootsFrom } from './input-handlers.js';
 import { printListing, printPrompt, printResource, printToolResult, type Listing } from './print-result.js';
+import { isObject } from './is-object.js';
 import { ProgressBar } from './progress-bar.js';
+import { serverLog } from './server-log.js';
 import { canAskPerson, colors, say } from './terminal.js';
 import { TaskStatus } from './task-status.js';
 import type { Target } from './target.js';
@@ -45,7 +47,7 @@ async function withClient(
   const answers = options.answers === undefined ? undefined : await AnswersFile.load(options.answers);
   const progress = new ProgressBar();
   const answering = createAnswering({ answers, samplingCommand: options.samplingCommand, noInput: options.noInput, roots: rootsFrom(options.root ?? []), progress });
-  const { client, serverStderr } = await connectClient(target, answering.handlers, options);
+  const { client, serverStderr } = await connectClient(target, answering.handlers, { ...options, onLog: serverLog(options.logLevel, progress) });
   try {
     const printResult = await request(client, progress);
     progress.stop();
@@ -68,7 +70,12 @@ function asCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof McpError) {
     const data = error.data === undefined ? '' : `\n${JSON.stringify(error.data, null, 2)}`;
-    return new CliError(`The server answered with error ${error.code}: ${error.message}${data}`);
+    // Servers on the official SDK 1.x put "MCP error <code>: " in the message itself: say the code once.
+    const prefix = `MCP error ${error.code}: `;
+    const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+    const wantsRoots = error.code === ErrorCode.MissingRequiredClientCapability && isObject(error.data) && isObject(error.data.requiredCapabilities) && 'roots' in error.data.requiredCapabilities;
+    const hint = wantsRoots ? '\nThe server needs roots (directories you grant it): pass --root <dir>.' : '';
+    return new CliError(`The server answered with error ${error.code}: ${message}${data}${hint}`);
   }
   return new CliError(explain(error));
 }
