@@ -56,7 +56,18 @@ function task(overrides: Partial<TaskData> = {}): TaskData {
   return { taskId: fresh('task'), principal: 'alice', status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: HOUR, pollIntervalMs: 1000, ...overrides };
 }
 
-export function taskStoreContract(name: string, make: () => TaskStore | Promise<TaskStore>): void {
+/** `shared`: the store is meant for several servers, so it must have leases and checkpoints (without, those tests are skipped). */
+export function taskStoreContract(name: string, make: () => TaskStore | Promise<TaskStore>, shared = false): void {
+  /** The store, with its leases and checkpoints; undefined for a store of one process that has none. */
+  const makeShared = async (): Promise<(TaskStore & Required<Pick<TaskStore, 'leases' | 'checkpoints'>>) | undefined> => {
+    const store = await make();
+    if (shared) {
+      expect(store.leases, `${name} has leases`).toBeDefined();
+      expect(store.checkpoints, `${name} has checkpoints`).toBeDefined();
+    }
+    return store.leases && store.checkpoints ? (store as TaskStore & Required<Pick<TaskStore, 'leases' | 'checkpoints'>>) : undefined;
+  };
+
   describe(`${name} (TaskStore)`, () => {
     it('gives back the task as created, as data the caller cannot change in the store', async () => {
       const store = await make();
@@ -133,8 +144,9 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
     });
 
     it('gives a lease to one of many concurrent claims; only its owner renews or releases it', async () => {
-      const { leases } = await make();
-      if (!leases) return;
+      const store = await makeShared();
+      if (!store) return;
+      const { leases } = store;
       const taskId = fresh('leased');
       const claims = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((owner) => leases.claim(taskId, owner, HOUR).then((won) => (won ? owner : undefined))));
       const winners = claims.filter((owner) => owner !== undefined);
@@ -153,8 +165,9 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
     });
 
     it('lets a lease lapse when it is not renewed', async () => {
-      const { leases } = await make();
-      if (!leases) return;
+      const store = await makeShared();
+      if (!store) return;
+      const { leases } = store;
       const taskId = fresh('lapsing');
       expect(await leases.claim(taskId, 'a', 100)).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -164,8 +177,8 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
     });
 
     it("records a step only for the lease's owner, and gives the steps back", async () => {
-      const store = await make();
-      if (!store.leases || !store.checkpoints) return;
+      const store = await makeShared();
+      if (!store) return;
       const created = task();
       await store.create(created, 10);
       const expiresAt = Date.now() + HOUR;
@@ -182,8 +195,8 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
     });
 
     it('keeps the first answer recorded for each question, and says which answers hold', async () => {
-      const store = await make();
-      if (!store.checkpoints) return;
+      const store = await makeShared();
+      if (!store) return;
       const taskId = fresh('answered');
       const expiresAt = Date.now() + HOUR;
       expect(await store.checkpoints.saveAnswers(taskId, { 'colour-1': { action: 'accept', content: { colour: 'teal' } } }, expiresAt)).toEqual({
@@ -195,8 +208,8 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
     });
 
     it('lists live resumable tasks whose lease lapsed, and only those', async () => {
-      const store = await make();
-      if (!store.leases || !store.checkpoints) return;
+      const store = await makeShared();
+      if (!store) return;
       const call = { tool: 'job', arguments: {}, meta: {} };
       const lapsed = task({ call });
       const held = task({ call });

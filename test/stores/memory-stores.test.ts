@@ -15,7 +15,7 @@ import { changeBusContract, eventStoreContract, redemptionStoreContract, session
 import { resumptionContract } from './resumption-contract.js';
 
 redemptionStoreContract('MemoryRedemptionStore', () => new MemoryRedemptionStore());
-taskStoreContract('MemoryTaskStore', () => new MemoryTaskStore());
+taskStoreContract('MemoryTaskStore', () => new MemoryTaskStore(), true);
 sessionStoreContract('MemorySessionStore', () => new MemorySessionStore());
 changeBusContract('MemoryChangeBus', () => new MemoryChangeBus());
 eventStoreContract('MemoryEventStore', (maxEventsPerStream) => new MemoryEventStore({ maxEventsPerStream }));

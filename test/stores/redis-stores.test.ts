@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 redemptionStoreContract('RedisRedemptionStore', () => stores().redemptions);
-taskStoreContract('RedisTaskStore', () => stores().tasks);
+taskStoreContract('RedisTaskStore', () => stores().tasks, true);
 sessionStoreContract('RedisSessionStore', () => stores().sessions);
 changeBusContract('RedisChangeBus', () => stores().changes);
 resumptionContract('RedisTaskStore, a connection per server', () => {
