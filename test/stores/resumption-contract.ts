@@ -119,6 +119,14 @@ async function createTask(on: Instance, args: Json): Promise<string> {
   return result.taskId as string;
 }
 
+/** A task made on `on` for `run` whose step 2 starts there and waits (until the test opens its gate, if ever). */
+async function heldInStep2(on: Instance, world: World, run: string, tool = 'three_steps'): Promise<string> {
+  world.held.add(`${on.name}:2`);
+  const taskId = await createTask(on, { tool, arguments: { run } });
+  await eventually(`step 2 started on ${on.name}`, () => world.ran(run, 2).some((r) => r.server === on.name));
+  return taskId;
+}
+
 async function get(on: Instance, taskId: string): Promise<Json> {
   const reply = await call(on.server, 'tasks/get', { taskId, _meta: taskMeta() });
   if (!reply.response.result) throw new Error(`tasks/get failed: ${JSON.stringify(reply.response)}`);
@@ -151,9 +159,7 @@ export function resumptionContract(name: string, shared: () => SharedTaskStore |
     it('is carried on by another server when its own dies mid-step: done steps are not run again, the one in progress runs again under the same key', async () => {
       const { world: w, servers } = await world();
       const [a, b] = servers as [Instance, Instance];
-      w.held.add('a:2');
-      const taskId = await createTask(a, { arguments: { run: 'crash' } });
-      await eventually('step 2 started on a', () => w.ran('crash', 2).length === 1);
+      const taskId = await heldInStep2(a, w, 'crash');
       a.freeze();
 
       const done = await pollUntil(b, taskId, ended);
@@ -206,9 +212,7 @@ export function resumptionContract(name: string, shared: () => SharedTaskStore |
     it('stays cancelled when tasks/cancel arrives while it is between servers', async () => {
       const { world: w, servers, store } = await world();
       const [a, b] = servers as [Instance, Instance];
-      w.held.add('a:2');
-      const taskId = await createTask(a, { arguments: { run: 'cancel' } });
-      await eventually('step 2 started on a', () => w.ran('cancel', 2).length === 1);
+      const taskId = await heldInStep2(a, w, 'cancel');
       a.freeze();
       await leaseLapses(store, taskId);
       expect((await call(b.server, 'tasks/cancel', { taskId, _meta: taskMeta() })).response.result).toBeDefined();
@@ -222,11 +226,9 @@ export function resumptionContract(name: string, shared: () => SharedTaskStore |
     it('is found by the sweep of a server nobody asks about it', async () => {
       const { world: w, servers } = await world();
       const [a, b] = servers as [Instance, Instance];
-      w.held.add('a:2');
-      const taskId = await createTask(a, { arguments: { run: 'sweep' } });
       // b sweeps once it has served a request (any request).
       await call(b.server, 'tools/list', {});
-      await eventually('step 2 started on a', () => w.ran('sweep', 2).length === 1);
+      const taskId = await heldInStep2(a, w, 'sweep');
       a.freeze();
       await eventually('b carried the task on by itself', () => w.ran('sweep', 3).length === 1);
       expect(w.ran('sweep', 3)[0]!.server).toBe('b');
@@ -236,9 +238,7 @@ export function resumptionContract(name: string, shared: () => SharedTaskStore |
     it('is handed over when its server shuts down, and carried on at once', async () => {
       const { world: w, servers, store } = await world();
       const [a, b] = servers as [Instance, Instance];
-      w.held.add('a:2');
-      const taskId = await createTask(a, { arguments: { run: 'close' } });
-      await eventually('step 2 started on a', () => w.ran('close', 2).length === 1);
+      const taskId = await heldInStep2(a, w, 'close');
       a.server.close();
       // Released, not lapsed: the next look claims it.
       await leaseLapses(store, taskId);
@@ -250,10 +250,8 @@ export function resumptionContract(name: string, shared: () => SharedTaskStore |
     it('fails, saying why, once it has been resumed tasks.maxResumptions times', async () => {
       const { world: w, servers } = await world(3, { maxResumptions: 1 });
       const [a, b, c] = servers as [Instance, Instance, Instance];
-      w.held.add('a:2');
       w.held.add('b:2');
-      const taskId = await createTask(a, { arguments: { run: 'bounded' } });
-      await eventually('step 2 started on a', () => w.ran('bounded', 2).length === 1);
+      const taskId = await heldInStep2(a, w, 'bounded');
       a.freeze();
       await pollUntil(b, taskId, () => w.ran('bounded', 2).length === 2);
       b.freeze();
@@ -266,9 +264,7 @@ export function resumptionContract(name: string, shared: () => SharedTaskStore |
     it('keeps a server that wakes up after losing the task from recording steps or an outcome', async () => {
       const { world: w, servers } = await world();
       const [a, b] = servers as [Instance, Instance];
-      w.held.add('a:2');
-      const taskId = await createTask(a, { arguments: { run: 'zombie' } });
-      await eventually('step 2 started on a', () => w.ran('zombie', 2).length === 1);
+      const taskId = await heldInStep2(a, w, 'zombie');
       a.freeze();
       const done = await pollUntil(b, taskId, ended);
       expect(textOf(done)).toBe('10+20+30, none, finished by b');
@@ -283,9 +279,7 @@ export function resumptionContract(name: string, shared: () => SharedTaskStore |
     it('still fails a plain task whose server died', async () => {
       const { world: w, servers } = await world();
       const [a, b] = servers as [Instance, Instance];
-      w.held.add('a:2');
-      const taskId = await createTask(a, { tool: 'plain_steps', arguments: { run: 'plain' } });
-      await eventually('step 2 started on a', () => w.ran('plain', 2).length === 1);
+      const taskId = await heldInStep2(a, w, 'plain', 'plain_steps');
       a.freeze();
       const failed = await pollUntil(b, taskId, ended);
       expect(failed).toMatchObject({ status: 'failed', statusMessage: expect.stringMatching(/stopped before it finished \(its lease lapsed\)/) });
