@@ -93,7 +93,15 @@ async function runTask(server: McpServer, counter: CountingStore, tool: string, 
     { signal: new AbortController().signal, canNotify: false, send: () => undefined },
   );
   if (!('result' in reply.message) || (reply.message.result as { resultType?: string }).resultType !== 'task') throw new Error(`no task: ${JSON.stringify(reply.message)}`);
-  return done;
+  const measured = await done;
+  // Until its outcome is written and its lease given up (bounded), so that closing the stores finds nothing in flight.
+  const taskId = (reply.message.result as { taskId: string }).taskId;
+  for (let i = 0; i < 1000; i++) {
+    const task = await counter.store.get(taskId);
+    if (task?.status === 'completed' && !(await counter.store.leases?.held(taskId))) return measured;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`task ${taskId} did not finish`);
 }
 
 const finished = new Map<
