@@ -70,11 +70,11 @@ let nginx: Nginx;
 const instances: Instance[] = [];
 
 /** One instance, as the recipe runs it: `tessera serve <module> --port <port> --redis <url> --keys <keys> --log json`. */
-async function startInstance(name: string, port: number): Promise<Instance> {
+async function startInstance(name: string, port: number, leaseMs = LEASE_MS): Promise<Instance> {
   compiledFile('examples/cluster-server.js', [`${ROOT}examples/cluster-server.ts`]);
   const module = compiledFile('fixtures/cluster-ledger-server.js', [`${ROOT}fixtures/cluster-ledger-server.ts`]);
   const args = [cliPath(), 'serve', module, '--port', String(port), '--redis', redis.url, '--keys', KEYS, '--log', 'json'];
-  const env = { ...process.env, NO_COLOR: '1', INSTANCE_NAME: name, TASK_LEASE_MS: String(LEASE_MS), LEDGER_REDIS_URL: redis.url };
+  const env = { ...process.env, NO_COLOR: '1', INSTANCE_NAME: name, TASK_LEASE_MS: String(leaseMs), LEDGER_REDIS_URL: redis.url };
   const proc = new Background(spawn(process.execPath, args, { cwd: ROOT, env }));
   const [, url] = await proc.waitFor(/serving .* on (http:\/\/\S+\/mcp)/);
   const log = (): LogEntry[] =>
@@ -415,6 +415,37 @@ describe('three instances behind nginx round-robin, sharing Redis', () => {
 
   it('carries a resumable task on after the kill with the answer its question got before it', async () => {
     await ledgerJobSurvivesKill('ledger-asked', true);
+  }, 60_000);
+
+  it('hands a resumable task over at once when its instance is stopped with SIGTERM', async () => {
+    const run = 'ledger-term';
+    const ledger = createClient({ url: redis.url });
+    await ledger.connect();
+    // A fourth instance, outside nginx, whose lease lasts ten minutes: only its giving the task up lets another carry it on within the test.
+    const d = await startInstance('d', await freePort(), 600_000);
+    try {
+      await ledger.set(`${run}:hold:3`, '1');
+      const taskId = (await createTask(d.url, 'ledger_job', { run })).taskId as string;
+      const deadline = Date.now() + HANG_GUARD_MS;
+      while (Number(await ledger.get(`${run}:count:3`)) < 1) {
+        if (Date.now() > deadline) throw new Error(`step 3 never started on d: ${d.proc.stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const exited = d.proc.exited;
+      process.kill(d.proc.proc.pid!, 'SIGTERM');
+      const guard = new Promise((_, reject) => setTimeout(() => reject(new Error(`d did not exit on SIGTERM: ${d.proc.stderr}`)), HANG_GUARD_MS));
+      await Promise.race([exited, guard]);
+      await ledger.del(`${run}:hold:3`);
+
+      const done = await pollTask(nginx.url, taskId, (t) => t.status !== 'working' && t.status !== 'input_required');
+      expect(done).toMatchObject({ taskId, status: 'completed' });
+      expect(textOf(done.result)).toMatch(new RegExp(`^ledger ${run}: 15 \\(none\\), finished by [abc]$`));
+      const counts = await Promise.all([1, 2, 3, 4, 5].map(async (n) => Number(await ledger.get(`${run}:count:${n}`))));
+      expect(counts).toEqual([1, 1, 2, 1, 1]);
+    } finally {
+      d.proc.stop();
+      await ledger.close();
+    }
   }, 60_000);
 
   it('fails the task of an instance killed with SIGKILL, as read from the survivors within the lease', async () => {
