@@ -9,7 +9,6 @@
  * resumable tool runs once it has served a request.
  */
 
-import type { Interaction } from '../mrtr/interaction.js';
 import { ReplayInteraction, STUCK, type Ledger } from '../mrtr/replay.js';
 import type { RequestChannel } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
@@ -135,7 +134,8 @@ export class TaskResumption {
     if (!task?.call || !LIVE_STATUSES.includes(task.status)) return false;
     const resumptions = (task.resumptions ?? 0) + 1;
     if (resumptions > this.limits.maxResumptions) {
-      await this.fail(taskId, `The server instance running this task stopped ${resumptions} times; it is not resumed again (tasks.maxResumptions is ${this.limits.maxResumptions})`);
+      const times = resumptions === 1 ? 'once' : `${resumptions} times`;
+      await this.fail(taskId, `The server instance running this task stopped ${times}; it is not resumed again (tasks.maxResumptions is ${this.limits.maxResumptions})`);
       return false;
     }
     if (!(await this.store.transition(taskId, LIVE_STATUSES, { resumptions }))) return false;
@@ -166,7 +166,7 @@ export class TaskResumption {
     const channel: RequestChannel = { signal: running.controller.signal, canNotify: false, send: () => undefined, principal: task.principal || undefined, auth: call.auth };
     try {
       const request = { jsonrpc: '2.0' as const, id, method: 'tools/call', params: { name: call.tool, arguments: call.arguments, _meta: call.meta } };
-      const outcome = await interaction.settle(this.host.invoke(request, channel, meta, interaction as Interaction));
+      const outcome = await interaction.settle(this.host.invoke(request, channel, meta, interaction));
       if (outcome === STUCK) return { failure: 'its tool asked a question before ctx.task that its first run had not asked' };
       if (!rerun.work || !rerun.shape) return { failure: 'its tool did not hand its work over with ctx.task this time' };
       return { work: rerun.work, shape: rerun.shape, capabilities: meta.clientCapabilities };
