@@ -105,8 +105,10 @@ export interface MemoryTaskStoreOptions {
  * checkpoints let one server resume what another left.
  */
 export class MemoryTaskStore implements TaskStore {
-  readonly leases: MemoryTaskLeases;
-  readonly checkpoints: MemoryTaskCheckpoints;
+  readonly leases: TaskLeases;
+  readonly checkpoints: TaskCheckpoints;
+  /** The checkpoints as this store keeps them (it tells them of each resumable task it creates). */
+  private readonly memoryCheckpoints: MemoryTaskCheckpoints;
   private readonly tasks: ExpiringMap<string, TaskData>;
   /** The ids of each principal's tasks (some may have expired; counting checks). */
   private readonly byPrincipal = new Map<string, Set<string>>();
@@ -116,11 +118,13 @@ export class MemoryTaskStore implements TaskStore {
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.clock = options.clock ?? (() => Date.now());
     this.tasks = new ExpiringMap({ maxEntries: options.maxTasks ?? 10_000, clock: this.clock });
-    this.leases = new MemoryTaskLeases(this.clock);
-    this.checkpoints = new MemoryTaskCheckpoints(this.clock, this.leases, (taskId) => {
+    const leases = new MemoryTaskLeases(this.clock);
+    this.leases = leases;
+    this.memoryCheckpoints = new MemoryTaskCheckpoints(this.clock, leases, (taskId) => {
       const task = this.tasks.get(taskId);
       return task !== undefined && LIVE_STATUSES.includes(task.status);
     });
+    this.checkpoints = this.memoryCheckpoints;
   }
 
   get size(): number {
@@ -134,7 +138,7 @@ export class MemoryTaskStore implements TaskStore {
     if (!this.tasks.set(task.taskId, structuredClone(task), task.createdAt + task.ttlMs)) return Promise.resolve('store-full');
     mine.add(task.taskId);
     this.byPrincipal.set(task.principal, mine);
-    if (task.call) this.checkpoints.track(task.taskId);
+    if (task.call) this.memoryCheckpoints.track(task.taskId);
     return Promise.resolve('created');
   }
 

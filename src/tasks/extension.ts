@@ -14,11 +14,10 @@ import type { ResultByMethod } from '../protocol/method-types.js';
 import { Method, TaskMethod } from '../protocol/methods.js';
 import type { ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import type { RequestContext } from '../server/context.js';
+import { recordedFlow, type RequestContext } from '../server/context.js';
 import type { ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from '../server/extension.js';
 import type { RequestMeta } from '../server/request-meta.js';
 import { madeByExtension } from '../server/results.js';
-import { recordedFlow } from '../server/context.js';
 import type { ToolCall, ToolHandOff } from '../server/tools.js';
 import { MemoryTaskStore, type TaskCall, type TaskStore } from '../stores/task-store.js';
 import { StatusCountingStore } from './status-counting-store.js';
@@ -101,8 +100,7 @@ class TasksExtension implements ServerExtension {
       host.logger,
     );
     this.resumption = new TaskResumption(host, store, this.runner, { leaseMs, maxResumptions: options.maxResumptions ?? 3 });
-    const resumption = this.resumption;
-    this.taskMethods = new TaskMethods(store, (taskId) => resumption.takeOver(taskId));
+    this.taskMethods = new TaskMethods(store, (taskId) => this.resumption.takeOver(taskId));
     const methods = this.taskMethods;
     const gated =
       (answer: (params: Record<string, unknown>, principal: string) => Promise<Record<string, unknown>>): MethodHandler =>
