@@ -207,6 +207,18 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
       expect((await store.checkpoints.read(taskId)).answers).toEqual(again);
     });
 
+    it('lets what a task recorded expire when it is told to (with the task)', async () => {
+      const store = await makeShared();
+      if (!store) return;
+      const taskId = fresh('short-lived');
+      await store.leases.claim(taskId, 'a', HOUR);
+      expect(await store.checkpoints.saveStep(taskId, 'a', 'step', 1, Date.now() + 100)).toBe(true);
+      await store.checkpoints.saveAnswers(taskId, { 'q-1': 'yes' }, Date.now() + 100);
+      expect(await store.checkpoints.read(taskId)).toEqual({ steps: { step: 1 }, answers: { 'q-1': 'yes' } });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(await store.checkpoints.read(taskId)).toEqual({ steps: {}, answers: {} });
+    });
+
     it('lists live resumable tasks whose lease lapsed, and only those', async () => {
       const store = await makeShared();
       if (!store) return;
