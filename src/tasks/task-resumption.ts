@@ -44,6 +44,8 @@ export class TaskResumption {
   private sweepTimer: ReturnType<typeof setInterval> | undefined;
   private sweeping = false;
   private cursor = 0;
+  /** Set when the server shuts down: it takes no task over any more. */
+  private closed = false;
 
   constructor(
     private readonly host: ServerHost,
@@ -63,7 +65,7 @@ export class TaskResumption {
    * task stays as the store has it, and the next look tries again.
    */
   async takeOver(taskId: string): Promise<void> {
-    if (!this.possible || this.taking.has(taskId)) return;
+    if (!this.possible || this.closed || this.taking.has(taskId)) return;
     this.taking.add(taskId);
     try {
       await this.tryTakeOver(taskId);
@@ -85,12 +87,13 @@ export class TaskResumption {
 
   /** Starts the sweep (once), when this server has a resumable tool to run. */
   startSweeping(): void {
-    if (this.sweepTimer || !this.possible) return;
+    if (this.sweepTimer || !this.possible || this.closed) return;
     this.sweepTimer = setInterval(() => void this.sweep(), this.limits.leaseMs);
     (this.sweepTimer as { unref?: () => void }).unref?.();
   }
 
   close(): void {
+    this.closed = true;
     clearInterval(this.sweepTimer);
   }
 
