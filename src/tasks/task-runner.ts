@@ -87,6 +87,8 @@ export class TaskRunner {
   /** This server in the leases it holds. */
   readonly owner = `server-${randomId(9)}`;
   private readonly running = new Set<RunningTask>();
+  /** Set once the server shuts down (stopAll): a task taken over meanwhile is let go instead of run. */
+  private stopped = false;
 
   constructor(
     private readonly store: TaskStore,
@@ -168,7 +170,7 @@ export class TaskRunner {
 
   /** Runs work again for an adopted task, with what its earlier runs recorded. */
   resume(running: RunningTask, work: TaskWork, capabilities: ClientCapabilities, shape: ShapeTaskResult, checkpoint: TaskCheckpoint): void {
-    if (running.controller.signal.aborted) return void this.abandon(running);
+    if (this.stopped || running.controller.signal.aborted) return void this.abandon(running);
     this.launch(running, work, capabilities, shape, checkpoint);
   }
 
@@ -179,6 +181,7 @@ export class TaskRunner {
 
   /** Stops every task running here (server shutdown). A resumable one is handed over: another instance carries it on; the others fail or stay as the store has them. */
   stopAll(reason: string): void {
+    this.stopped = true;
     for (const running of this.running) {
       if (running.resumable) this.handOver(running, `${reason}; another instance carries the task on`);
       else running.controller.abort(new Error(reason));
