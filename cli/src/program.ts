@@ -83,14 +83,15 @@ const EXIT_CODES = `Exit codes:
   0 done; 1 failed (server error, unreachable, or the tool reported isError);
   2 bad command line, or a question nobody could answer; 130 interrupted.`;
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+// Repeatable options start with no default value, so the help shows none (commander would print `(default: [])`).
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** How to reach and sign in to the server: every command that talks to one. */
 function addConnectionOptions(command: Command): Command {
   return command
     .option('--json', 'print the result as JSON, exactly as received')
     .addOption(new Option('--era <era>', 'the revision to speak: 2026-07-28 (modern), 2025-11-25 (legacy), or auto: find out').choices(Object.keys(ERAS)).default('auto'))
-    .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect, [])
+    .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect)
     .option('--timeout <seconds>', 'longest one request may take', '600')
     .option('--trace', 'print every JSON-RPC message sent (→) and received (←) on stderr (HTTP targets)')
     .addOption(new Option('--log-level <level>', "show the server's log messages at this level and above on stderr, and ask the server for them (default: show warnings and worse, ask for none)").choices(LOG_LEVELS))
@@ -108,7 +109,7 @@ function addRequestOptions(command: Command): Command {
     .option('--answers <file>', 'answer questions from this JSON file instead of asking')
     .option('--no-input', 'never ask in the terminal: a question or a missing argument fails (exit 2) instead')
     .option('--sampling-command <cmd>', 'answer sampling requests with this shell command (request JSON on stdin, answer text on stdout)')
-    .option('--root <path|uri>', 'a directory to grant the server as a root (repeatable; none by default)', collect, []);
+    .option('--root <path|uri>', 'a directory to grant the server as a root (repeatable; none by default)', collect);
 }
 
 function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
@@ -119,7 +120,7 @@ function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
     root: (raw.root as string[] | undefined) ?? [],
     noInput: raw.input === false,
     era: raw.era as string,
-    headers: raw.header as string[],
+    headers: (raw.header as string[] | undefined) ?? [],
     timeoutSeconds: Number(raw.timeout),
     trace: raw.trace === true,
     ...(raw.logLevel === undefined ? {} : { logLevel: raw.logLevel as LoggingLevel }),

@@ -18,7 +18,6 @@ import { serverLog } from './server-log.js';
 import { canAskPerson, colors, say } from './terminal.js';
 import { TaskStatus } from './task-status.js';
 import type { Target } from './target.js';
-import { isObject } from './is-object.js';
 
 // The Skills extension's module (and its YAML parser) loads only for a server that has skills.
 const skills = (): Promise<typeof import('./skills-command.js')> => import('./skills-command.js');
