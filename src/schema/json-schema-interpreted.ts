@@ -43,8 +43,9 @@ function pointerOf(location: string): string {
 
 export function compileInterpreted(schema: JsonSchemaObject, dialect: JsonSchemaDialect): JsonSchemaCheck {
   refuseOutsideRefs(schema);
-  // Short-circuit: stop at the first failing keyword, as Ajv does with allErrors off.
-  const validator = new Validator(schema as Schema, dialect === '2020-12' ? '2020-12' : '7', true);
+  // Short-circuit: stop at the first failing keyword, as Ajv does with allErrors off. The validator writes
+  // its own annotations into the schema it is given, and a resolved form schema is frozen: give it a copy.
+  const validator = new Validator(structuredClone(schema) as Schema, dialect === '2020-12' ? '2020-12' : '7', true);
   return (value) => {
     const result = validator.validate(value);
     if (result.valid) return undefined;

@@ -84,8 +84,11 @@ export class RunningTask {
 }
 
 export class TaskRunner {
-  /** This server in the leases it holds. */
-  readonly owner = `server-${randomId(9)}`;
+  #owner: string | undefined;
+  /** This server in the leases it holds; made on first use, because edge runtimes (workerd) refuse random values at module scope. */
+  get owner(): string {
+    return (this.#owner ??= `server-${randomId(9)}`);
+  }
   private readonly running = new Set<RunningTask>();
   /** Set once the server shuts down (stopAll): a task taken over meanwhile is let go instead of run. */
   private stopped = false;

@@ -61,6 +61,20 @@ describe.each<JsonSchemaEngine>(['compiled', 'interpreted'])('the %s engine', (e
     expect(await stillAlive(made)).toBe(0);
   });
 
+  it('checks against a frozen schema, leaving it as it was (a resolved form schema is frozen and shared)', async () => {
+    const frozen = structuredClone(order);
+    const deepFreeze = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return;
+      Object.freeze(node);
+      for (const child of Object.values(node)) deepFreeze(child);
+    };
+    deepFreeze(frozen);
+    const check = fromJsonSchema(frozen, 'tool frozen', engine);
+    expect((await check.validate({ item: 'tea', quantity: 1 })).ok).toBe(true);
+    expect((await check.validate({ item: 'tea', quantity: 0 })).ok).toBe(false);
+    expect(frozen).toEqual(order);
+  });
+
   it('refuses another dialect, and a $ref to a network URI, at registration', () => {
     expect(() => fromJsonSchema({ $schema: 'http://json-schema.org/draft-04/schema#' }, 'tool x', engine)).toThrow(/dialect .* is not supported/);
     expect(() => fromJsonSchema({ $ref: 'https://example.com/schema.json' }, 'tool x', engine)).toThrow(/tool x: invalid JSON Schema/);
