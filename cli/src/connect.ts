@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { AuthorizationError, Client, ClientError, TransportError, type InputHandlers } from 'tessera-mcp/client';
 import { StdioClientTransport } from 'tessera-mcp/stdio';
 import { CliError, UsageError } from './errors.js';
-import { createSignIn, describeAuthorizationError, type SignInOptions } from './sign-in.js';
+import { createSignIn, describeAuthorizationError, tokenFileRefusal, type SignInOptions } from './sign-in.js';
 import { describeTarget, type Target } from './target.js';
 import { tracingFetch } from './wire-trace.js';
 
@@ -75,6 +75,8 @@ export async function connectClient(target: Target, handlers: InputHandlers, opt
     await client.close().catch(() => undefined);
     const refusal = describeRefusal(target, error);
     if (refusal) throw new CliError(refusal);
+    const unsafe = tokenFileRefusal(causeOf(error));
+    if (unsafe) throw unsafe;
     if (error instanceof ClientError) throw new CliError(`Could not connect to ${describeTarget(target)}: ${withHint(explain(error))}`);
     throw error;
   }
@@ -88,6 +90,13 @@ export function describeRefusal(target: Target, error: unknown): string | undefi
   if (error instanceof TransportError && error.status === 401) return `${server} requires signing in (HTTP 401) and did not say how.`;
   if (error instanceof TransportError && error.status === 403) return `${server} refused access (HTTP 403): your sign-in does not allow this.`;
   return undefined;
+}
+
+/** The innermost of an error's causes (a transport wraps what the sign-in's fetch threw). */
+function causeOf(error: unknown): unknown {
+  let inner = error;
+  for (let depth = 0; inner instanceof Error && inner.cause !== undefined && depth < 3; depth++) inner = inner.cause;
+  return inner;
 }
 
 /** fetch says only "fetch failed" when nothing listens: say what that usually means. */
