@@ -16,7 +16,7 @@ const requests = (): Promise<typeof import('./request-commands.js')> => import('
 
 /** The short usage shown after a command-line error. */
 export const USAGE = `Usage:
-  tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url>] [--log [format]] [--trace] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]
+  tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url> [--redis-prefix <prefix>]] [--log [format]] [--trace] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]
   tessera call <url> <tool> [key=value…]      or   tessera call <tool> [key=value…] -- <command> [args…]
   tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]
   tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]
@@ -133,6 +133,7 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     .option('--auth-scopes <scopes>', 'scopes every request needs (space- or comma-separated)')
     .option('--auth-introspection-client <id>', 'check opaque tokens by introspection as this client (secret in $TESSERA_AUTH_CLIENT_SECRET)')
     .option('--redis <url>', 'every shared store (single-use states, tasks, 2025 sessions, changes) on this Redis, for several instances (default: $TESSERA_REDIS_URL)')
+    .option('--redis-prefix <prefix>', 'the prefix of every Redis key and channel: one per application sharing a Redis (default: $TESSERA_REDIS_PREFIX, else "mcp:")')
     .option('--log [format]', 'one line per request on stderr: text (default), json, or wire (json with arguments, answers and results)')
     .option('--trace', 'print every JSON-RPC message received (→) and sent (←) on stderr (HTTP)')
     .addHelpText(
