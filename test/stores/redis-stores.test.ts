@@ -66,6 +66,37 @@ describe('what only a shared store does', () => {
   });
 });
 
+describe('generations', () => {
+  it('one per prefix, shared by every connection on it', async () => {
+    const a = stores('gen-shared:');
+    const b = stores('gen-shared:');
+    const other = stores('gen-other:');
+    const generation = await a.redemptions.generation();
+    expect(await b.redemptions.generation()).toBe(generation);
+    expect(await other.redemptions.generation()).not.toBe(generation);
+    expect(await b.redemptions.redeemOnce('g-1', Date.now() + 60_000, generation)).toBe(true);
+    expect(await a.redemptions.redeemOnce('g-1', Date.now() + 60_000, generation)).toBe(false);
+  });
+
+  it('a Redis restarted empty has a new one: what was redeemed under the old one is refused, not redeemed again', async () => {
+    const { redemptions } = stores('gen-restart:');
+    const before = await redemptions.generation();
+    expect(await redemptions.redeemOnce('paid', Date.now() + 60_000, before)).toBe(true);
+    await redis.stop();
+    await redis.start();
+    let after: unknown;
+    for (let i = 0; i < 100; i++) {
+      after = await redemptions.generation().catch((error: unknown) => error);
+      if (typeof after === 'string') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(typeof after).toBe('string');
+    expect(after).not.toBe(before);
+    expect(await redemptions.redeemOnce('paid', Date.now() + 60_000, before)).toBe(false);
+    expect(await redemptions.redeemOnce('new', Date.now() + 60_000, after as string)).toBe(true);
+  });
+});
+
 describe('an outage', () => {
   it('while Redis is down every call fails at once with the 503 error; when it is back, calls work again', async () => {
     const { redemptions } = stores('outage:');
