@@ -229,11 +229,12 @@ describe('Redis frozen (SIGSTOP) during a single-use retry', () => {
 });
 
 describe('the caller goes away while its redemption waits on a frozen Redis', () => {
-  it('runs nothing for a single-use retry whose redemption then succeeds', async () => {
-    // A command timeout far beyond the test: what stops the handler here is the caller leaving.
-    const a = await instance('gone-pay:', 60_000);
-    const args = { amount: '5 EUR' };
-    const state = await firstState(a.url, 'pay', args);
+  /**
+   * Freezes Redis as the retry's redemption starts, lets the client leave, thaws, and resolves once the redemption
+   * went through (its outcome). A command timeout far beyond the test: what must stop the handler is the caller leaving.
+   */
+  async function leaveWhileRedeeming(a: Instance, name: string, args: Record<string, string>): Promise<unknown> {
+    const state = await firstState(a.url, name, args);
     const started = deferred();
     const ended = deferred<unknown>();
     a.onRedeem = () => {
@@ -242,38 +243,27 @@ describe('the caller goes away while its redemption waits on a frozen Redis', ()
     };
     a.redeemed = ended.resolve;
     const client = new AbortController();
-    const sent = retry(a.url, 'pay', args, state, client.signal).catch((error: unknown) => error);
+    const sent = retry(a.url, name, args, state, client.signal).catch((error: unknown) => error);
     await started.promise;
     client.abort();
     expect(await sent).toBeInstanceOf(Error);
     await quietPeriod(300); // the server sees the connection close
     await redis.thaw();
-    expect(await ended.promise).toBe(true); // the redemption went through once Redis woke up…
+    const outcome = await ended.promise;
     await quietPeriod(300);
+    return outcome;
+  }
+
+  it('runs nothing for a single-use retry whose redemption then succeeds', async () => {
+    const a = await instance('gone-pay:', 60_000);
+    expect(await leaveWhileRedeeming(a, 'pay', { amount: '5 EUR' })).toBe(true); // the redemption went through once Redis woke up…
     expect(a.effects.payments).toBe(0); // …and still nothing ran for the caller that had left
     expect(a.logger.text()).toContain('the client went away');
   });
 
   it("runs nothing for a round's once step whose claim then succeeds", async () => {
     const a = await instance('gone-once:', 60_000);
-    const args = { service: 'search' };
-    const state = await firstState(a.url, 'deploy', args);
-    const started = deferred();
-    const ended = deferred<unknown>();
-    a.onRedeem = () => {
-      redis.freeze();
-      started.resolve();
-    };
-    a.redeemed = ended.resolve;
-    const client = new AbortController();
-    const sent = retry(a.url, 'deploy', args, state, client.signal).catch((error: unknown) => error);
-    await started.promise;
-    client.abort();
-    expect(await sent).toBeInstanceOf(Error);
-    await quietPeriod(300);
-    await redis.thaw();
-    expect(await ended.promise).toBe(true);
-    await quietPeriod(300);
+    expect(await leaveWhileRedeeming(a, 'deploy', { service: 'search' })).toBe(true);
     expect(a.effects.deployments).toBe(0);
   });
 });

@@ -119,16 +119,6 @@ describe('the token file refuses what another user could have planted', () => {
   });
 });
 
-describe('tessera call', () => {
-  it.skipIf(!posix)('with a config directory anyone may write to: the same line before anything is sent, exit 1', async () => {
-    const { dir, file } = scene(0o777);
-    writeFileSync(file, PLANTED, { mode: 0o600 });
-    const run = await runCli(['call', `http://127.0.0.1:${await freePort()}/mcp`, 'search'], { env: { TESSERA_CONFIG_DIR: dir } });
-    expect(run.stderr.trim()).toBe(`tessera: ${dir} can be written by other users (mode 0777), who could have planted or swapped sign-in files: check what is there, then chmod 700 ${dir}`);
-    expect(run.code).toBe(1);
-  });
-});
-
 describe('the token file is private', () => {
   it.skipIf(!posix)('an existing 0755 directory is made 0700 and a 0644 file 0600', async () => {
     const { dir, file } = scene(0o755);
