@@ -19,6 +19,7 @@
  * up, and after SIGCONT the payment and the once step ran anyway.
  */
 
+import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ask, generateStateKey, McpServer } from '../../src/index.js';
@@ -237,17 +238,25 @@ describe('the caller goes away while its redemption waits on a frozen Redis', ()
     const state = await firstState(a.url, name, args);
     const started = deferred();
     const ended = deferred<unknown>();
+    const left = deferred();
     a.onRedeem = () => {
       redis.freeze();
       started.resolve();
     };
     a.redeemed = ended.resolve;
-    const client = new AbortController();
-    const sent = retry(a.url, name, args, state, client.signal).catch((error: unknown) => error);
-    await started.promise;
-    client.abort();
-    expect(await sent).toBeInstanceOf(Error);
-    await quietPeriod(300); // the server sees the connection close
+    // node:http's own word that the client left: the response closed before it was sent.
+    const watch = (_request: unknown, response: ServerResponse): void => void response.once('close', () => response.writableFinished || left.resolve());
+    a.http.server.on('request', watch);
+    try {
+      const client = new AbortController();
+      const sent = retry(a.url, name, args, state, client.signal).catch((error: unknown) => error);
+      await started.promise;
+      client.abort();
+      expect(await sent).toBeInstanceOf(Error);
+      await left.promise;
+    } finally {
+      a.http.server.off('request', watch);
+    }
     await redis.thaw();
     const outcome = await ended.promise;
     await quietPeriod(300);

@@ -85,7 +85,11 @@ describe('generations', () => {
     const before = await redemptions.generation();
     expect(await redemptions.redeemOnce('paid', Date.now() + 60_000, before)).toBe(true);
     await redis.stop();
-    await redis.start();
+    try {
+      await expect(redemptions.redeemOnce('during', Date.now() + 60_000, before)).rejects.toBeInstanceOf(McpError);
+    } finally {
+      await redis.start();
+    }
     let after: unknown;
     for (let i = 0; i < 100; i++) {
       after = await redemptions.generation().catch((error: unknown) => error);

@@ -56,12 +56,7 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
 
 export class RedisConnection {
   readonly prefix: string;
-  /**
-   * Counts the command connections made ready so far: a new value means a new
-   * connection, perhaps to a Redis that restarted (what a store remembers of
-   * Redis, like its generation, is read again then).
-   */
-  epoch = 0;
+  private readies = 0;
   private readonly url: string;
   private readonly timeoutMs: number;
   private client: RedisClientType | undefined;
@@ -88,6 +83,15 @@ export class RedisConnection {
     return client;
   }
 
+  /**
+   * Counts the command connections made ready so far: a new value means a new
+   * connection, perhaps to a Redis that restarted (what a store remembers of
+   * Redis, like its generation, is read again then).
+   */
+  get epoch(): number {
+    return this.readies;
+  }
+
   /** Whether the command connection is up now (a Redis that restarted drops it; until it is made again, this is false). */
   get connected(): boolean {
     return this.client?.isReady === true;
@@ -100,7 +104,7 @@ export class RedisConnection {
       let client = this.client;
       if (!client) {
         const made = (client = this.client = this.make());
-        made.on('ready', () => this.epoch++);
+        made.on('ready', () => this.readies++);
       }
       if (!client.isOpen) await client.connect();
       return client;
