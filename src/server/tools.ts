@@ -7,7 +7,7 @@ import { collectHeaderParams, type HeaderParam } from '../protocol/header-values
 import { isObject } from '../protocol/guards.js';
 import type { AskKind } from '../protocol/capabilities.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
-import type { CallToolResult, Icon, InputRequiredResult, Tool, ToolAnnotations } from '../protocol/types.js';
+import type { CallToolResult, Icon, InputRequiredResult, JsonValue, Tool, ToolAnnotations } from '../protocol/types.js';
 import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput, type Validation } from '../schema/resolve.js';
 import type { RequestContext } from './context.js';
 import { paginate } from './pagination.js';
@@ -43,7 +43,8 @@ export interface ToolCall {
 /** Takes a hand-off to the extension it names; its result is the tool's result. */
 export type TakeHandOff = (handOff: ToolHandOff, call: ToolCall) => Promise<ResultByMethod['tools/call']>;
 
-export type ToolHandler<S> = (args: ArgsOf<S>, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
+/** A tool's handler; `State` types what it keeps between rounds (`ctx.state`, see RequestContext). */
+export type ToolHandler<S, State = JsonValue> = (args: ArgsOf<S>, ctx: RequestContext<State>) => ToolReturn | Promise<ToolReturn>;
 
 export interface ToolDefinition<S extends SchemaInput | undefined = undefined> {
   title?: string;
