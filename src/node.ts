@@ -9,5 +9,5 @@ export { createNodeHandler, serveHttp, type HttpServeOptions, type NodeHandlerOp
 export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
 export type { CorsOptions } from './transport/http/cors.js';
 export { printWire, wireLine, type WireDirection, type WireTrace } from './transport/wire-trace.js';
-export { FileTokenStore } from './auth/client/file-token-store.js';
+export { FileTokenStore, TokenFileError } from './auth/client/file-token-store.js';
 export { LoopbackRedirect, type LoopbackRedirectOptions } from './auth/client/loopback-redirect.js';

@@ -5,7 +5,8 @@
  *   node dist/bench/workloads/state-seal-child.js --system tessera|official --bytes N --seconds S [--crypto node|webcrypto]
  *
  * tessera:  StateSealer (AES-256-GCM, claims inside the ciphertext) seal, then open with the claims check,
- *           through the runtime's crypto port (node:crypto on Node) or, with --crypto webcrypto, WebCrypto.
+ *           through the runtime's crypto port (node:crypto on Node) or, with --crypto webcrypto, WebCrypto;
+ *           under a redemption store generation, as a server seals (issue 26).
  * official: createRequestStateCodec (HMAC-SHA256, signed not encrypted) mint, then verify, with a
  *           `bind` on the method so the state is bound to something, as Tessera's is.
  * Both carry the same data: a ledger of `bytes` bytes of JSON (answers, a pending question, a `once` result).
@@ -20,6 +21,7 @@ import { generateStateKey, KeyRing } from '../../src/mrtr/keyring.js';
 import { StateSealer, type StateClaims } from '../../src/mrtr/sealed-state.js';
 import { platformCrypto } from '../../src/platform/crypto.js';
 import { webCryptoPort } from '../../src/platform/web-crypto.js';
+import { newGeneration } from '../../src/stores/redemption-store.js';
 
 const { values } = parseArgs({
   options: { system: { type: 'string' }, bytes: { type: 'string', default: '200' }, seconds: { type: 'string', default: '1' }, crypto: { type: 'string', default: 'platform' } },
@@ -50,9 +52,10 @@ async function tesseraSubject(ledger: Record<string, unknown>): Promise<Subject>
   const crypto = values.crypto === 'webcrypto' ? webCryptoPort() : platformCrypto();
   const sealer = new StateSealer({ keys: KeyRing.parse(generateStateKey()), crypto });
   const claims: StateClaims = { method: 'tools/call', target: 'wizard', args: await digestOf({ order: 'order-7' }), principal: '', audience: 'tessera-bench' };
+  const generation = newGeneration();
   return {
     async roundTrip() {
-      const token = await sealer.seal(claims, ledger);
+      const token = await sealer.seal(claims, ledger, generation);
       const opened = await sealer.open<Record<string, unknown>>(token, claims);
       if (!opened.ok || opened.state.data.o === undefined) throw new Error(`state did not open: ${opened.ok ? 'data lost' : opened.reason}`);
       return token.length;

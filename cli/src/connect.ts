@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { AuthorizationError, Client, ClientError, TransportError, type ClientOptions, type InputHandlers, type LoggingLevel } from 'tessera-mcp/client';
 import { StdioClientTransport } from 'tessera-mcp/stdio';
 import { CliError, UsageError } from './errors.js';
-import { createSignIn, describeAuthorizationError, type SignInOptions } from './sign-in.js';
+import { createSignIn, describeAuthorizationError, tokenFileRefusal, type SignInOptions } from './sign-in.js';
 import { ServerStderr } from './server-stderr.js';
 import { describeTarget, type Target } from './target.js';
 import { tracingFetch } from './wire-trace.js';
@@ -104,6 +104,8 @@ export async function connectClient(target: Target, handlers: InputHandlers, opt
     serverStderr?.show();
     const refusal = describeRefusal(target, error);
     if (refusal) throw new CliError(refusal);
+    const unsafe = tokenFileRefusal(causeOf(error));
+    if (unsafe) throw unsafe;
     if (error instanceof ClientError) {
       // The client's messages name the URL and say what happened (no such host, nothing listening, not an MCP endpoint).
       const said = explain(error);
@@ -121,6 +123,13 @@ export function describeRefusal(target: Target, error: unknown): string | undefi
   if (error instanceof TransportError && error.status === 401) return `${server} requires signing in (HTTP 401) and did not say how.`;
   if (error instanceof TransportError && error.status === 403) return `${server} refused access (HTTP 403): your sign-in does not allow this.`;
   return undefined;
+}
+
+/** The innermost of an error's causes (a transport wraps what the sign-in's fetch threw). */
+function causeOf(error: unknown): unknown {
+  let inner = error;
+  for (let depth = 0; inner instanceof Error && inner.cause !== undefined && depth < 3; depth++) inner = inner.cause;
+  return inner;
 }
 
 /**

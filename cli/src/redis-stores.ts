@@ -1,7 +1,8 @@
 /**
  * `tessera serve --redis <url>` (or TESSERA_REDIS_URL): every shared store of
  * the served server on that Redis, so several `tessera serve` processes
- * behind a load balancer take any request. The Redis client is loaded only
+ * behind a load balancer take any request; `--redis-prefix` (or
+ * TESSERA_REDIS_PREFIX) keeps one application's keys apart from another's. The Redis client is loaded only
  * when asked for, so a plain `tessera serve` starts as fast as before.
  */
 
@@ -10,12 +11,14 @@ import { UsageError } from './errors.js';
 
 /** Where `serve` finds the Redis URL when `--redis` is not given. */
 export const REDIS_URL_ENV = 'TESSERA_REDIS_URL';
+/** Where `serve` finds the key prefix when `--redis-prefix` is not given. */
+export const REDIS_PREFIX_ENV = 'TESSERA_REDIS_PREFIX';
 
 export interface ServeStores {
   stores: SharedStores;
   /** Where the URL came from, for messages (`--redis` or the variable). */
   source: string;
-  /** The URL without a password, for the start-up lines. */
+  /** The URL without a password, and the key prefix, for the start-up lines. */
   shown: string;
   close(): Promise<void>;
 }
@@ -43,11 +46,29 @@ function withoutPassword(url: string): string {
   return parsed.href;
 }
 
+/**
+ * The prefix of every key and channel: `--redis-prefix`, else the variable;
+ * undefined for the library's default (`mcp:`). Applications sharing one
+ * Redis each need their own, or each reads the other's tasks and hears its
+ * changes.
+ */
+export function redisPrefix(given: string | undefined, url: string | undefined): string | undefined {
+  if (given !== undefined && url === undefined) throw new UsageError(`--redis-prefix needs --redis <url> (or ${REDIS_URL_ENV})`);
+  const source = given !== undefined ? '--redis-prefix' : REDIS_PREFIX_ENV;
+  const text = given ?? process.env[REDIS_PREFIX_ENV];
+  if (text === undefined || text === '') return undefined;
+  // Printable and without spaces: it is written into every key name and shown on start-up.
+  if (!/^[\x21-\x7e]{1,64}$/.test(text)) throw new UsageError(`${source} takes up to 64 printable characters without spaces (such as "billing:"), not ${JSON.stringify(text)}`);
+  return text;
+}
+
 /** Opens the stores (lazily: the first request that needs Redis connects, and an outage is a 503, not a failed start). */
-export async function openRedisStores(given: string | undefined): Promise<ServeStores | undefined> {
+export async function openRedisStores(given: string | undefined, givenPrefix?: string): Promise<ServeStores | undefined> {
   const found = redisUrl(given);
+  const prefix = redisPrefix(givenPrefix, found?.url);
   if (!found) return undefined;
   const { redisStores } = await import('tessera-mcp/redis');
-  const stores = redisStores({ url: found.url });
-  return { stores, source: found.source, shown: withoutPassword(found.url), close: () => stores.close() };
+  const stores = redisStores({ url: found.url, ...(prefix !== undefined ? { prefix } : {}) });
+  const shown = `${withoutPassword(found.url)}${prefix !== undefined ? `, key prefix ${prefix}` : ''}`;
+  return { stores, source: found.source, shown, close: () => stores.close() };
 }

@@ -46,6 +46,8 @@ export interface ServeOptions {
   log?: boolean | string;
   /** Every shared store on this Redis (default: $TESSERA_REDIS_URL; neither: memory). */
   redis?: string;
+  /** The prefix of every Redis key and channel (default: $TESSERA_REDIS_PREFIX, else the library's `mcp:`). */
+  redisPrefix?: string;
   /** Every JSON-RPC message received (→) and sent (←) on stderr (HTTP). */
   trace?: boolean;
 }
@@ -219,7 +221,7 @@ export async function runServe(specifier: string, options: ServeOptions): Promis
       throw new UsageError('--stdio is not authorized with tokens (the spec says a stdio server takes its credentials from the environment): the --auth-* options are for HTTP');
     }
   }
-  const shared = await openRedisStores(options.redis);
+  const shared = await openRedisStores(options.redis, options.redisPrefix);
   const serverOptions: McpServerOptions = { ...(keys === undefined ? {} : { state: { keys } }), ...(shared ? { stores: shared.stores } : {}) };
   if (options.stdio) return serveOverStdio(specifier, serverOptions, logFormat(options.log), shared);
   return serveOverHttp(specifier, options, serverOptions, shared);

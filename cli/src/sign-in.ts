@@ -15,9 +15,9 @@ import {
   type PreRegisteredClient,
   type UserAuthorization,
 } from 'tessera-mcp/client';
-import { FileTokenStore, LoopbackRedirect } from 'tessera-mcp/node';
+import { FileTokenStore, LoopbackRedirect, TokenFileError } from 'tessera-mcp/node';
 import { tokenFile } from './config-dir.js';
-import { UsageError } from './errors.js';
+import { CliError, UsageError } from './errors.js';
 import { openBrowser } from './open-browser.js';
 
 export interface SignInOptions {
@@ -88,9 +88,18 @@ export function createSignIn(serverUrl: string, options: SignInOptions): CliSign
 export async function signOut(serverUrl: string): Promise<boolean> {
   const store = new FileTokenStore(tokenFile());
   const key = canonicalResource(serverUrl);
-  const known = (await store.get(key)) !== undefined;
-  if (known) await store.delete(key);
-  return known;
+  try {
+    const known = (await store.get(key)) !== undefined;
+    if (known) await store.delete(key);
+    return known;
+  } catch (error) {
+    throw tokenFileRefusal(error) ?? error;
+  }
+}
+
+/** A token file that cannot be used safely: its message (the path, and what to do) as the one line to print. */
+export function tokenFileRefusal(error: unknown): CliError | undefined {
+  return error instanceof TokenFileError ? new CliError(error.message) : undefined;
 }
 
 /** One line for the person: what failed and what to do about it. */

@@ -20,7 +20,7 @@ import { canonicalJson, digestOf, rememberedDigestOfText } from './digest.js';
 import { flowIdOfOldState, newFlowId } from './flow-id.js';
 import { AUTHOR_STATE } from './interaction.js';
 import { ReplayInteraction, STUCK, type Ledger, type Stuck } from './replay.js';
-import { StateTooLargeError, type StateClaims, type StateRejection, type StateSealer } from './sealed-state.js';
+import { StateTooLargeError, type OpenedState, type StateClaims, type StateRejection, type StateSealer } from './sealed-state.js';
 
 export interface InputRoundsOptions {
   sealer: StateSealer;
@@ -41,10 +41,17 @@ export interface Flow {
   readonly previous?: string | undefined;
 }
 
+/** Who waits for the round's answer: gone (the HTTP client disconnected, a stdio cancel) once its signal is aborted. */
+export interface Caller {
+  readonly signal: AbortSignal;
+}
+
 /** One round in progress: the retry as opened, and the interaction its handler asks through. */
 export interface Round {
   readonly request: JsonRpcRequest;
   readonly principal: string;
+  /** Checked after each redemption: nothing runs for a caller that went away meanwhile. */
+  readonly caller?: Caller | undefined;
   readonly interaction: ReplayInteraction;
   /** Whether the retry may reach another instance (HTTP); over stdio or in process it comes back to this one. */
   readonly acrossInstances: boolean;
@@ -71,6 +78,11 @@ export function invalidStateError(rejection: StateRejection): McpError {
   return new RejectedStateError(rejection);
 }
 
+/** The caller went away while its state was being redeemed: nothing runs for it (nobody would see the answer, and a retry may already be on its way). */
+export function callerGoneError(): McpError {
+  return McpError.invalidRequest('Request abandoned: the client went away while its requestState was redeemed; nothing ran');
+}
+
 /** The flow a state opened for this round continues (a state sealed before flow ids: named after the state itself). */
 function continuedFlow(ledger: Ledger, stateId: string): Flow {
   const mark = ledger.f;
@@ -80,6 +92,15 @@ function continuedFlow(ledger: Ledger, stateId: string): Flow {
   // Its rounds so far are unknown; 2 is the earliest this one can be.
   return { id: flowIdOfOldState(stateId), round: 2 };
 }
+
+/** What a redemption needs of an opened state. */
+type RedeemableState = Pick<OpenedState<unknown>, 'id' | 'expiresAt' | 'generation'>;
+
+/** Why a redemption was refused, for the log line. */
+const REFUSALS = {
+  redeemed: 'it was already redeemed',
+  generation: 'it was sealed under another generation of the redemption store (the store lost its records since, or the state predates generations), so whether it was redeemed is unknown',
+} as const;
 
 export class InputRounds {
   constructor(private readonly options: InputRoundsOptions) {}
@@ -106,7 +127,14 @@ export class InputRounds {
    * refuses a state presented twice. A request without state opens at once
    * (no promise): most requests are first rounds, and each await costs.
    */
-  open(request: JsonRpcRequest, principal: string | undefined, capabilities: ClientCapabilities, singleUse: boolean, acrossInstances: boolean): Round | Promise<Round> {
+  open(
+    request: JsonRpcRequest,
+    principal: string | undefined,
+    capabilities: ClientCapabilities,
+    singleUse: boolean,
+    acrossInstances: boolean,
+    caller?: Caller,
+  ): Round | Promise<Round> {
     const params = request.params ?? {};
     let inputResponses: Record<string, unknown> = {};
     if (params.inputResponses !== undefined) {
@@ -114,7 +142,7 @@ export class InputRounds {
       inputResponses = params.inputResponses;
     }
     if (params.requestState === undefined) return { request, principal: principal ?? '', interaction: new ReplayInteraction({}, inputResponses, capabilities), acrossInstances };
-    return this.openState(request, principal, inputResponses, capabilities, singleUse, acrossInstances);
+    return this.openState(request, principal, inputResponses, capabilities, singleUse, acrossInstances, caller);
   }
 
   private async openState(
@@ -124,6 +152,7 @@ export class InputRounds {
     capabilities: ClientCapabilities,
     singleUse: boolean,
     acrossInstances: boolean,
+    caller: Caller | undefined,
   ): Promise<Round> {
     const bound = this.claims(request, principal ?? '');
     const claims = await bound;
@@ -132,21 +161,29 @@ export class InputRounds {
       this.options.log(`Rejected requestState on ${request.method} "${claims.target}": ${opened.reason}`);
       throw invalidStateError(opened.rejection);
     }
-    if (singleUse && !(await this.options.redemptions.redeemOnce(opened.state.id, opened.state.expiresAt))) {
-      this.options.log(`Rejected requestState on ${request.method} "${claims.target}": it was already redeemed`);
-      throw invalidStateError('redeemed');
+    if (singleUse) {
+      const refused = await this.redeem(opened.state);
+      if (refused) {
+        this.options.log(`Rejected requestState on ${request.method} "${claims.target}": ${REFUSALS[refused]}`);
+        throw invalidStateError(refused);
+      }
     }
     const ledger: Ledger = isObject(opened.state.data) ? opened.state.data : {};
     const flow = continuedFlow(ledger, opened.state.id);
-    let state: { id: string; expiresAt: number } | undefined;
+    let state: RedeemableState | undefined;
     if (!singleUse) {
       const replayed = await this.options.redemptions.savedResult?.(opened.state.id);
       if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), acrossInstances, claims: bound, replayed, flow };
       state = opened.state;
     }
+    if (caller?.signal.aborted) {
+      this.options.log(`Did not run ${request.method} "${claims.target}": the client went away while its requestState was opened${singleUse ? ' and redeemed' : ''}`);
+      throw callerGoneError();
+    }
     const round: Round = {
       request,
       principal: principal ?? '',
+      caller,
       interaction: new ReplayInteraction(ledger, inputResponses, capabilities, state && (() => this.claimRound(round, state!))),
       acrossInstances,
       claims: bound,
@@ -156,14 +193,37 @@ export class InputRounds {
   }
 
   /**
+   * Redeems a state: undefined when this is its first redemption, else why
+   * not. Under the generation it was sealed with, when the store has them: a
+   * state sealed before the store lost its records (or with none, sealed
+   * before generations) is refused, since whether it was redeemed is unknown.
+   */
+  private async redeem(state: RedeemableState): Promise<'redeemed' | 'generation' | undefined> {
+    const store = this.options.redemptions;
+    if (store.generation && state.generation === undefined) return 'generation';
+    if (await store.redeemOnce(state.id, state.expiresAt, state.generation)) return undefined;
+    // Which it was, for the log: the store knows its generation again after a redemption that found another.
+    return store.generation && (await store.generation().catch(() => undefined)) !== state.generation ? 'generation' : 'redeemed';
+  }
+
+  /**
    * Before a `ctx.once` step first runs in a round, the round's state is
    * redeemed, so the step can never run twice for it (a replay of the round —
    * on any instance sharing the redemption store — gets the answer it gave).
    */
-  private async claimRound(round: Round, state: { id: string; expiresAt: number }): Promise<void> {
-    if (!(await this.options.redemptions.redeemOnce(state.id, state.expiresAt))) {
+  private async claimRound(round: Round, state: RedeemableState): Promise<void> {
+    const refused = await this.redeem(state);
+    if (refused === 'generation') {
+      this.options.log(`Refused the ctx.once steps of a round on ${round.request.method}: ${REFUSALS.generation}`);
+      throw invalidStateError('generation');
+    }
+    if (refused) {
       this.options.log(`Refused a second run of the ctx.once steps of a round on ${round.request.method}: its state was already redeemed`);
       throw McpError.invalidParams('Invalid params: this round was already answered (it runs a ctx.once step); retry to receive that answer');
+    }
+    if (round.caller?.signal.aborted) {
+      this.options.log(`Did not run the ctx.once steps of a round on ${round.request.method}: the client went away while its state was redeemed`);
+      throw callerGoneError();
     }
     round.redeemed = { id: state.id, expiresAt: state.expiresAt };
   }
@@ -177,7 +237,12 @@ export class InputRounds {
 
   private async concludeAsync(round: Round, outcome: Result | Stuck): Promise<Result> {
     const result = outcome === STUCK ? await this.askUnanswered(round) : isInputRequiredResult(outcome) ? await this.sealHandMade(round, outcome) : outcome;
-    if (round.redeemed) await this.options.redemptions.saveResult?.(round.redeemed.id, result, round.redeemed.expiresAt);
+    if (round.redeemed) {
+      // The answer goes out even when it cannot be kept: a replay is then refused, never run again.
+      await this.options.redemptions.saveResult?.(round.redeemed.id, result, round.redeemed.expiresAt).catch((error: unknown) => {
+        this.options.log(`Could not keep the answer of a round that ran a ctx.once step on ${round.request.method} (a replay of it will be refused): ${(error as Error).message}`);
+      });
+    }
     return result;
   }
 
@@ -226,7 +291,9 @@ export class InputRounds {
     round.flow ??= { id: newFlowId(), round: 1 };
     ledger.f = round.link === undefined ? [round.flow.id, round.flow.round] : [round.flow.id, round.flow.round, round.link];
     try {
-      return await this.options.sealer.seal(await this.claimsOf(round), ledger);
+      // The store's generation (remembered by the store): a state outliving the store's records is never redeemed again.
+      const generation = await this.options.redemptions.generation?.();
+      return await this.options.sealer.seal(await this.claimsOf(round), ledger, generation);
     } catch (error) {
       if (error instanceof StateTooLargeError) {
         const params = round.request.params ?? {};

@@ -8,21 +8,25 @@
  * with the version and key id as associated data. On a retry every claim is
  * checked: expiry, method, target, a digest of the arguments, principal and
  * audience. A failure reports its precise reason to the caller (for the server
- * log); the client only ever gets one fixed error. t1 states (JSON inside,
- * about a third larger) are still opened until they expire, never sealed.
+ * log); the client only ever gets one fixed error. A state may also carry the
+ * redemption store's generation (not a claim: checked when it is redeemed).
+ * t1 states (JSON inside, about a third larger) are still opened until they
+ * expire, never sealed.
  */
 
 import { platformCrypto, type CryptoPort } from '../platform/crypto.js';
 import { cachedIn } from './bounded-cache.js';
 import type { KeyRing } from './keyring.js';
 import { checkV1Payload } from './sealed-state-v1.js';
-import type { OpenResult, StateClaims } from './state-claims.js';
+import type { OpenedState, OpenResult, StateClaims } from './state-claims.js';
 import {
   argsField,
   audienceField,
   decodeHead,
   encodeHead,
   fieldText,
+  GENERATION_FLAG,
+  generationField,
   ledgerText,
   methodField,
   principalField,
@@ -118,6 +122,7 @@ export class StateSealer {
   private readonly targets = new Map<string, Uint8Array>();
   private readonly principals = new Map<string, Promise<Uint8Array>>();
   private readonly audiences = new Map<string, Promise<Uint8Array>>();
+  private readonly generations = new Map<string, Uint8Array>();
 
   constructor(options: SealerOptions) {
     this.keys = options.keys;
@@ -150,9 +155,10 @@ export class StateSealer {
     };
   }
 
-  async seal<D>(claims: StateClaims, data: D): Promise<string> {
+  /** Seals `data` bound to `claims`, under the redemption store's `generation` when it has one. */
+  async seal<D>(claims: StateClaims, data: D, generation?: string): Promise<string> {
     const key = this.keys.sealing;
-    const head = encodeHead(this.clock() + this.ttlMs, await this.fields(claims));
+    const head = encodeHead(this.clock() + this.ttlMs, await this.fields(claims), generation === undefined ? undefined : cached(this.generations, generation, () => generationField(generation, this.crypto)));
     // undefined seals as no ledger at all, and opens as undefined again.
     const ledger = data === undefined ? '' : JSON.stringify(data);
     const body = await this.crypto.aesGcmSeal(key.secret, this.ivs.next(), this.header(VERSION, key.id), head, ledger);
@@ -180,7 +186,7 @@ export class StateSealer {
     if (plain === undefined) return FORGED;
     if (version === LEGACY_VERSION) return checkV1Payload<D>(ledgerText(plain, 0), claims, this.clock(), this.crypto.base64urlEncode(iv));
     const head = decodeHead(plain);
-    if (!head || head.flags !== 0) return { ok: false, reason: 'requestState head is malformed', rejection: 'malformed' };
+    if (!head || (head.flags & ~GENERATION_FLAG) !== 0) return { ok: false, reason: 'requestState head is malformed', rejection: 'malformed' };
     const now = this.clock();
     if (!(now < head.expiresAt)) return { ok: false, reason: `requestState expired ${now - head.expiresAt} ms ago`, rejection: 'expired' };
     const expected = await this.fields(claims);
@@ -196,6 +202,8 @@ export class StateSealer {
     } catch {
       return { ok: false, reason: 'requestState ledger is not JSON', rejection: 'malformed' };
     }
-    return { ok: true, state: { data, id: this.crypto.base64urlEncode(iv), expiresAt: head.expiresAt } };
+    const state: OpenedState<D> = { data, id: this.crypto.base64urlEncode(iv), expiresAt: head.expiresAt };
+    if (head.generation !== undefined) state.generation = this.crypto.base64urlEncode(head.generation);
+    return { ok: true, state };
   }
 }

@@ -2,10 +2,15 @@
  * The bytes inside a t2 requestState, before sealing: a compact binary head
  * with the expiry and the claims, then the ledger as UTF-8 JSON.
  *
- *     flags(1) ‖ expiry(6) ‖ method ‖ target ‖ arguments ‖ principal ‖ audience(8) ‖ ledger
+ *     flags(1) ‖ expiry(6) ‖ [generation] ‖ method ‖ target ‖ arguments ‖ principal ‖ audience(8) ‖ ledger
  *
- * - flags: 0 (reserved; anything else is refused)
+ * - flags: bit 0 set when a generation follows the expiry; the other bits are
+ *   reserved (a head with any of them set is refused)
  * - expiry: milliseconds since the epoch, 48-bit big-endian
+ * - generation: one length byte and the bytes of the redemption store's
+ *   generation (base64url decoded) when the state was sealed
+ *   (stores/redemption-store.ts); a redemption under another one is refused.
+ *   States sealed before generations existed have flags 0.
  * - method: one byte for the three methods that carry state, or 0 and a string
  * - target: a string (tool name, prompt name or resource URI)
  * - arguments: the digest's bytes (base64url decoded; for Tessera's 22-character
@@ -24,6 +29,10 @@ import type { CryptoPort } from '../platform/crypto-port.js';
 export const HEAD_FIXED_BYTES = 7;
 const AUDIENCE_BYTES = 8;
 const PRINCIPAL_BYTES = 16;
+/** Flag bit 0: a store generation follows the expiry. */
+export const GENERATION_FLAG = 1;
+/** Longest generation a head carries, in bytes (one length byte). */
+export const GENERATION_MAX_BYTES = 255;
 
 const METHOD_CODES: Record<string, number> = { 'tools/call': 1, 'prompts/get': 2, 'resources/read': 3 };
 const METHOD_NAMES = ['', 'tools/call', 'prompts/get', 'resources/read'];
@@ -87,13 +96,30 @@ export async function audienceField(audience: string, crypto: CryptoPort): Promi
   return (await crypto.sha256(audience)).slice(0, AUDIENCE_BYTES);
 }
 
-/** flags ‖ expiry ‖ the claim fields, ready to go in front of the ledger. */
-export function encodeHead(expiresAt: number, fields: ClaimFields): Uint8Array {
+/**
+ * The generation as it goes in a head: its length byte and its bytes. It must
+ * be canonical base64url of 1 to GENERATION_MAX_BYTES bytes, so that the
+ * bytes read back as the very same string.
+ */
+export function generationField(generation: string, crypto: CryptoPort): Uint8Array {
+  const bytes = BASE64URL.test(generation) && generation.length % 4 !== 1 ? crypto.base64urlDecode(generation) : undefined;
+  if (!bytes || bytes.length > GENERATION_MAX_BYTES || crypto.base64urlEncode(bytes) !== generation) {
+    throw new TypeError(`A redemption store's generation must be canonical base64url of 1 to ${GENERATION_MAX_BYTES} bytes (such as 8 characters for 48 random bits), not ${JSON.stringify(generation)}`);
+  }
+  const field = new Uint8Array(1 + bytes.length);
+  field[0] = bytes.length;
+  field.set(bytes, 1);
+  return field;
+}
+
+/** flags ‖ expiry ‖ [generation] ‖ the claim fields, ready to go in front of the ledger. */
+export function encodeHead(expiresAt: number, fields: ClaimFields, generation?: Uint8Array): Uint8Array {
   const parts = [fields.method, fields.target, fields.args, fields.principal, fields.audience];
+  if (generation) parts.unshift(generation);
   let size = HEAD_FIXED_BYTES;
   for (const part of parts) size += part.length;
   const head = new Uint8Array(size);
-  head[0] = 0;
+  head[0] = generation ? GENERATION_FLAG : 0;
   // 48-bit big-endian: the high 16 bits, then the low 32.
   const high = Math.floor(expiresAt / 2 ** 32);
   const low = expiresAt >>> 0;
@@ -115,6 +141,8 @@ export function encodeHead(expiresAt: number, fields: ClaimFields): Uint8Array {
 export interface DecodedHead {
   flags: number;
   expiresAt: number;
+  /** The bytes of the store generation the state was sealed under, when it carries one. */
+  generation?: Uint8Array;
   fields: ClaimFields;
   ledgerStart: number;
 }
@@ -137,6 +165,14 @@ export function decodeHead(bytes: Uint8Array): DecodedHead | undefined {
   if (bytes.length < HEAD_FIXED_BYTES + 1) return undefined;
   const expiresAt = (bytes[1]! * 256 + bytes[2]!) * 2 ** 32 + ((bytes[3]! << 24) >>> 0) + (bytes[4]! << 16) + (bytes[5]! << 8) + bytes[6]!;
   let offset = HEAD_FIXED_BYTES;
+  let generation: Uint8Array | undefined;
+  if ((bytes[0]! & GENERATION_FLAG) !== 0) {
+    const end = offset + 1 + bytes[offset]!;
+    if (bytes[offset] === 0 || end >= bytes.length) return undefined;
+    generation = bytes.subarray(offset + 1, end);
+    offset = end;
+  }
+  const claimsStart = offset;
   const methodEnd = bytes[offset] === 0 ? prefixedEnd(bytes, offset, 1) : offset + 1;
   if (methodEnd < 0) return undefined;
   const targetEnd = prefixedEnd(bytes, methodEnd, 0);
@@ -146,10 +182,11 @@ export function decodeHead(bytes: Uint8Array): DecodedHead | undefined {
   const principalEnd = argsEnd + 1 + (bytes[argsEnd] ?? 0);
   const audienceEnd = principalEnd + AUDIENCE_BYTES;
   if (argsEnd >= bytes.length || audienceEnd > bytes.length) return undefined;
-  offset = HEAD_FIXED_BYTES;
+  offset = claimsStart;
   return {
     flags: bytes[0]!,
     expiresAt,
+    ...(generation !== undefined ? { generation } : {}),
     fields: {
       method: bytes.subarray(offset, methodEnd),
       target: bytes.subarray(methodEnd, targetEnd),

@@ -49,10 +49,11 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
     admitted = passGates(request, channel, { method: (name) => core.method(name), headerParams: (tool) => core.tools.headerParams(tool) });
     core.admit(request, admitted.meta);
     // 3. For the three methods that may ask: open the retry before any handler code runs
-    //    (inputResponses, requestState sealed and bound to this caller and request, single use) (mrtr/input-rounds.ts).
+    //    (inputResponses, requestState sealed and bound to this caller and request, single use; nothing runs for
+    //    a caller that went away meanwhile) (mrtr/input-rounds.ts).
     if (INPUT_REQUIRED_METHODS.has(request.method)) {
       // Only a request that came over HTTP (it has headers) may see its retry go to another instance.
-      const opening = core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(request), channel.header !== undefined);
+      const opening = core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(request), channel.header !== undefined, channel);
       round = opening instanceof Promise ? await opening : opening;
       observed.opened(round);
       // A replay of a round that ran a ctx.once step gets the answer that round gave, without running it again.

@@ -1,7 +1,9 @@
 /**
  * A real redis-server (Debian's) for the tests: started on a free 127.0.0.1
  * port with no persistence, stopped by PID; restartable on the same port to
- * test an outage. `.ci/run` installs redis-server when it is missing.
+ * test an outage (it comes back empty), and frozen (SIGSTOP) and thawed
+ * (SIGCONT) by PID to test a Redis that stops answering while its socket still
+ * takes bytes. `.ci/run` installs redis-server when it is missing.
  */
 
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -16,21 +18,29 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
+  /** SIGSTOP: the process stops answering; connections stay open and the kernel still takes what is sent. */
+  freeze(): void;
+  /** SIGCONT, and resolves once it answers PING again. */
+  thaw(): Promise<void>;
 }
 
 function existsOnPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 }
 
+/** Whether redis-server answers PING on a fresh connection within a second (a frozen one takes the connection, never answers). */
 function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
-    socket.once('error', () => resolve(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (data) => {
+    const done = (answer: boolean): void => {
+      clearTimeout(guard);
       socket.destroy();
-      resolve(data.toString().startsWith('+PONG'));
-    });
+      resolve(answer);
+    };
+    const guard = setTimeout(() => done(false), 1000);
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
   });
 }
 
@@ -59,6 +69,18 @@ export async function startRedis(): Promise<RedisServer> {
     stopPid(stopping.pid);
     await exited;
   };
+  const signal = (name: 'SIGSTOP' | 'SIGCONT'): void => {
+    if (!child?.pid) throw new Error('redis-server is not running');
+    process.kill(child.pid, name);
+  };
+  const thaw = async (): Promise<void> => {
+    signal('SIGCONT');
+    for (let i = 0; i < 100; i++) {
+      if (await answersPing(port)) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`redis-server did not answer on port ${port} after SIGCONT`);
+  };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, stop, start };
+  return { port, url: `redis://127.0.0.1:${port}`, stop, start, freeze: () => signal('SIGSTOP'), thaw };
 }

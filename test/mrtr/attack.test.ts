@@ -190,10 +190,12 @@ function flipped(char: string): string {
 }
 
 let A: Instance;
+/** A's redemption store: its siblings share it, as a cluster does (a once step that runs in a retry is redeemed there). */
+const bankRedemptions: RedemptionStore = new MemoryRedemptionStore(clock);
 const VAULT = { name: 'vault', arguments: { account: 'acc-1' } };
 
 beforeAll(async () => {
-  A = await instance('bank', { keys: `${KEY_A},${KEY_B}`, audience: 'bank-cluster' });
+  A = await instance('bank', { keys: `${KEY_A},${KEY_B}`, audience: 'bank-cluster', redemptions: bankRedemptions });
 });
 
 afterEach(() => {
@@ -337,7 +339,7 @@ describe('transplanting a valid state', () => {
   it('is rejected by another server with the same keys but another audience; accepted by one with the same audience', async () => {
     const state = await firstState(A.url, 'tools/call', VAULT, 'alice');
     const foreign = await instance('bank', { keys: `${KEY_A},${KEY_B}`, audience: 'other-cluster' });
-    const sibling = await instance('bank-replica', { keys: `${KEY_A},${KEY_B}`, audience: 'bank-cluster' });
+    const sibling = await instance('bank-replica', { keys: `${KEY_A},${KEY_B}`, audience: 'bank-cluster', redemptions: bankRedemptions });
     expectRejected(await retry(foreign.url, 'tools/call', VAULT, state, 'alice'), 'other audience');
     expect(foreign.counters.vault).toBe(0);
     expectAccepted(await retry(sibling.url, 'tools/call', VAULT, state, 'alice'), 'same audience, other server name');
@@ -345,9 +347,10 @@ describe('transplanting a valid state', () => {
   });
 
   it('is rejected by default by a server with another name (the audience defaults to the server name)', async () => {
-    const first = await instance('alpha', { keys: KEY_A });
-    const second = await instance('beta', { keys: KEY_A });
-    const twin = await instance('alpha', { keys: KEY_A });
+    const redemptions = new MemoryRedemptionStore(clock);
+    const first = await instance('alpha', { keys: KEY_A, redemptions });
+    const second = await instance('beta', { keys: KEY_A, redemptions });
+    const twin = await instance('alpha', { keys: KEY_A, redemptions });
     const state = await firstState(first.url, 'tools/call', VAULT, 'alice');
     expectRejected(await retry(second.url, 'tools/call', VAULT, state, 'alice'), 'server named beta');
     expect(second.counters.vault).toBe(0);

@@ -2,16 +2,19 @@
  * The t2 requestState format (docs/state-security.md): a compact binary head
  * (expiry and claims) sealed with the ledger. Its fields round-trip and each
  * claim is still checked on its own, a head the sealer did not write is
- * refused, the state for a ~200-byte ledger fits in fewer bytes than the
- * official SDK's signed state (383), and t1 states sealed before the upgrade
- * still open until they expire.
+ * refused, the state for a ~200-byte ledger — with the redemption store's
+ * generation, as a server seals it — fits in fewer bytes than the official
+ * SDK's signed state (383), t2 states sealed before generations (flags 0)
+ * still open, and t1 states sealed before the upgrade still open until they
+ * expire.
  */
 
 import { describe, expect, it } from 'vitest';
 import { digestOf } from '../../src/mrtr/digest.js';
 import { generateStateKey, KeyRing } from '../../src/mrtr/keyring.js';
 import { StateSealer, type StateClaims } from '../../src/mrtr/sealed-state.js';
-import { argsField, audienceField, decodeHead, encodeHead, fieldText, methodField, principalField, targetField } from '../../src/mrtr/state-layout.js';
+import { argsField, audienceField, decodeHead, encodeHead, fieldText, generationField, methodField, principalField, targetField } from '../../src/mrtr/state-layout.js';
+import { newGeneration } from '../../src/stores/redemption-store.js';
 import { platformCrypto } from '../../src/platform/crypto.js';
 import { webCryptoPort } from '../../src/platform/web-crypto.js';
 
@@ -65,27 +68,63 @@ describe('the t2 head', () => {
     expect(argsField('abcd', crypto)).not.toEqual(argsField('abce', crypto));
   });
 
-  it('is undefined when cut short anywhere', async () => {
-    const head = encodeHead(T0, {
+  it('is undefined when cut short anywhere, with a generation or without', async () => {
+    const fields = {
       method: methodField('x/custom'),
       target: targetField('t'),
       args: argsField('z', crypto),
       principal: await principalField('p', crypto),
       audience: await audienceField('a', crypto),
-    });
-    for (let cut = 0; cut < head.length; cut++) expect(decodeHead(head.subarray(0, cut)), `cut at ${cut}`).toBeUndefined();
-    expect(decodeHead(head)).toBeDefined();
+    };
+    for (const head of [encodeHead(T0, fields), encodeHead(T0, fields, generationField(newGeneration(), crypto))]) {
+      for (let cut = 0; cut < head.length; cut++) expect(decodeHead(head.subarray(0, cut)), `cut at ${cut}`).toBeUndefined();
+      expect(decodeHead(head)).toBeDefined();
+    }
+  });
+
+  it('carries the store generation after the expiry, flagged, and every field after it unchanged', async () => {
+    const fields = {
+      method: methodField('tools/call'),
+      target: targetField('pay'),
+      args: argsField(await digestOf({ a: 1 }), crypto),
+      principal: await principalField('', crypto),
+      audience: await audienceField('svc', crypto),
+    };
+    const generation = newGeneration();
+    expect(generation).toMatch(/^[A-Za-z0-9_-]{8}$/);
+    const head = encodeHead(T0, fields, generationField(generation, crypto));
+    expect(head.length).toBe(encodeHead(T0, fields).length + 7); // a length byte and 48 bits
+    const decoded = decodeHead(head)!;
+    expect(decoded.flags).toBe(1);
+    expect(decoded.expiresAt).toBe(T0);
+    expect(crypto.base64urlEncode(decoded.generation!)).toBe(generation);
+    for (const name of ['method', 'target', 'args', 'principal', 'audience'] as const) expect([...decoded.fields[name]], name).toEqual([...fields[name]]);
+    expect(decodeHead(encodeHead(T0, fields))!.generation).toBeUndefined();
+  });
+
+  it('takes only a generation that reads back as the same string (canonical base64url, 1 to 255 bytes)', () => {
+    for (const bad of ['', 'a', 'AB', 'ab+/', 'é', 'x'.repeat(341)]) expect(() => generationField(bad, crypto), JSON.stringify(bad)).toThrow(TypeError);
+    expect(generationField('AA', crypto)).toEqual(Uint8Array.of(1, 0));
   });
 });
 
 describe('t2 requestState', () => {
-  it('for the ~200-byte ledger is smaller than the official SDK\'s signed state (383 bytes) and the t1 state (513)', async () => {
+  it('for the ~200-byte ledger, with the store generation, is smaller than the official SDK\'s signed state (383 bytes) and the t1 state (513)', async () => {
     const sealer = new StateSealer({ keys: KeyRing.parse(generateStateKey()) });
-    const token = await sealer.seal(await claimsFor(), await benchLedger());
+    const generation = newGeneration();
+    const token = await sealer.seal(await claimsFor(), await benchLedger(), generation);
     expect(token.startsWith('t2.')).toBe(true);
-    expect(token.length).toBeLessThanOrEqual(383);
+    expect(token.length).toBeLessThan(383);
     const opened = await sealer.open(token, await claimsFor());
     expect(opened.ok && opened.state.data).toEqual(await benchLedger());
+    expect(opened.ok && opened.state.generation).toBe(generation);
+  });
+
+  it('opens a state sealed before generations (flags 0) as before, with no generation', async () => {
+    const sealer = new StateSealer({ keys: KeyRing.parse(generateStateKey()) });
+    const opened = await sealer.open(await sealer.seal(await claimsFor(), { a: 1 }), await claimsFor());
+    expect(opened.ok && opened.state.data).toEqual({ a: 1 });
+    expect(opened.ok && 'generation' in opened.state).toBe(false);
   });
 
   it('refuses each claim on its own, with its own reason', async () => {
@@ -125,17 +164,19 @@ describe('t2 requestState', () => {
     const keys = KeyRing.parse(generateStateKey('k1'));
     const sealer = new StateSealer({ keys });
     const claims = await claimsFor();
-    const head = encodeHead(Date.now() + 60_000, {
-      method: methodField(claims.method),
-      target: targetField(claims.target),
-      args: argsField(claims.args, crypto),
-      principal: await principalField('', crypto),
-      audience: await audienceField(claims.audience, crypto),
-    });
-    head[0] = 1;
-    const body = await crypto.aesGcmSeal(keys.sealing.secret, crypto.randomBytes(12), new TextEncoder().encode('t2.k1'), head, '{}');
-    const opened = await sealer.open(`t2.k1.${body}`, claims);
-    expect(!opened.ok && opened.rejection).toBe('malformed');
+    for (const flags of [2, 0x80, 3]) {
+      const head = encodeHead(Date.now() + 60_000, {
+        method: methodField(claims.method),
+        target: targetField(claims.target),
+        args: argsField(claims.args, crypto),
+        principal: await principalField('', crypto),
+        audience: await audienceField(claims.audience, crypto),
+      }, flags & 1 ? generationField(newGeneration(), crypto) : undefined);
+      head[0] = flags;
+      const body = await crypto.aesGcmSeal(keys.sealing.secret, crypto.randomBytes(12), new TextEncoder().encode('t2.k1'), head, '{}');
+      const opened = await sealer.open(`t2.k1.${body}`, claims);
+      expect(!opened.ok && opened.rejection, `flags ${flags}`).toBe('malformed');
+    }
   });
 
   it('seals the same bytes through node:crypto and WebCrypto, each opening what the other sealed', async () => {

@@ -42,6 +42,21 @@ export function redemptionStoreContract(name: string, make: () => RedemptionStor
       expect(await store.redeemOnce(id, Date.now() + HOUR)).toBe(false);
     });
 
+    it('with a generation, redeems only under its own: another (a state sealed before the store lost its records) is refused and not recorded', async () => {
+      const store = await make();
+      if (!store.generation) return;
+      const generation = await store.generation();
+      expect(generation).toMatch(/^[A-Za-z0-9_-]{8}$/);
+      expect(await store.generation()).toBe(generation);
+      const id = fresh('generation');
+      const other = generation === 'AAAAAAAA' ? 'BBBBBBBB' : 'AAAAAAAA';
+      expect(await store.redeemOnce(id, Date.now() + HOUR, other)).toBe(false);
+      expect(await store.redeemOnce(id, Date.now() + HOUR, generation)).toBe(true);
+      expect(await store.redeemOnce(id, Date.now() + HOUR, generation)).toBe(false);
+      // Without a generation (what DPoP proof ids use) it records as before.
+      expect(await store.redeemOnce(fresh('plain'), Date.now() + HOUR)).toBe(true);
+    });
+
     it('lets exactly one of many concurrent redemptions of one id win', async () => {
       const store = await make();
       const id = fresh('race');

@@ -24,6 +24,18 @@ resumptionContract('MemoryTaskStore shared by servers of one process', () => {
   return () => store;
 });
 
+describe('MemoryRedemptionStore generations', () => {
+  it('has one per store (its records live and die with the process): a state sealed under another is refused', async () => {
+    const before = new MemoryRedemptionStore();
+    const afterRestart = new MemoryRedemptionStore();
+    const sealedUnder = await before.generation();
+    expect(await afterRestart.generation()).not.toBe(sealedUnder);
+    expect(await before.redeemOnce('state-1', Date.now() + 60_000, sealedUnder)).toBe(true);
+    // The process restarted: its records are gone, and so is the generation the state was sealed under.
+    expect(await afterRestart.redeemOnce('state-1', Date.now() + 60_000, sealedUnder)).toBe(false);
+  });
+});
+
 function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;
   return { now: () => t, advance: (ms) => (t += ms) };

@@ -1,6 +1,6 @@
 /**
  * One flow, seen whole (issue 14): a three-round tools/call whose rounds land
- * on two server instances (A, B, A) sharing a key ring. Every server span
+ * on two server instances (A, B, A) sharing a key ring and a redemption store. Every server span
  * carries the same flow id, links to the round before it, and has the
  * client's span for that round as its parent, all under the client's span
  * for the call — one trace, though the servers kept nothing between rounds.
@@ -10,18 +10,20 @@ import { context, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, createLinkPair, generateStateKey, McpServer, serveLink, type ElicitResult } from '../../src/index.js';
+import { ask, createLinkPair, generateStateKey, McpServer, MemoryRedemptionStore, serveLink, type ElicitResult } from '../../src/index.js';
 import { Client, LinkClientTransport, type ClientTransport } from '../../src/client.js';
 import { quietLogger } from '../helpers/results.js';
 import { countOf, matching, metrics, propagator, tracing, type Metrics, type Tracing } from '../helpers/telemetry.js';
 
 const KEYS = generateStateKey('flow');
+/** The instances share their redemption store, as a cluster does: the once step of round 2 (on B) is redeemed there. */
+const redemptions = new MemoryRedemptionStore();
 const contextManager = new AsyncLocalStorageContextManager();
 
 function instance(name: string, telemetry: Tracing, measured: Metrics): McpServer {
   const server = new McpServer(
     { name, version: '1.0.0' },
-    { logger: quietLogger(), state: { keys: KEYS, audience: 'flow-cluster' }, telemetry: { ...telemetry.options, ...measured.options } },
+    { logger: quietLogger(), state: { keys: KEYS, audience: 'flow-cluster', redemptions }, telemetry: { ...telemetry.options, ...measured.options } },
   );
   server.tool('wizard', { input: z.object({ order: z.string() }) }, async ({ order }, ctx) => {
     const who = await ctx.ask(ask.form('Name?', z.object({ name: z.string() }), { key: 'name' }));

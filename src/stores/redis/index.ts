@@ -22,6 +22,8 @@ export interface RedisStoresOptions extends RedisConnectionOptions, RedisTaskSto
 }
 
 export interface RedisStores extends Required<SharedStores> {
+  /** Redemptions with a generation (sealed into every state), so a Redis that lost its data refuses what was sealed before. */
+  redemptions: RedisRedemptionStore;
   /** Closes the connections (server shutdown). */
   close(): Promise<void>;
 }
