@@ -14,6 +14,7 @@ export type { StateRejection } from './mrtr/sealed-state.js';
 export type { LegacyOptions } from './legacy/era.js';
 export type { SessionLimits } from './legacy/sessions.js';
 export { McpServer, type McpServerOptions } from './mcp-server.js';
+export type { Extension } from './server/extension.js';
 export type { TaskContext, TaskOptions, TaskWork, TaskReturn } from './tasks/task-work.js';
 export type { TasksOptions } from './tasks/extension.js';
 export type { RequestContext, CoreContext, ContextExtensions, ProgressUpdate } from './server/context.js';

@@ -11,7 +11,7 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './pro
 import type { Implementation, ServerCapabilities } from './protocol/types.js';
 import type { SchemaInput } from './schema/resolve.js';
 import { ServerCore } from './server/core.js';
-import type { ExtensionFactory } from './server/extension.js';
+import { factoryOf, type Extension, type ExtensionFactory } from './server/extension.js';
 import type { ServerOptions } from './server/options.js';
 import type { SharedStores } from './stores/shared-stores.js';
 import type { PromptArguments, PromptDefinition, PromptHandler } from './server/prompts.js';
@@ -28,6 +28,8 @@ export interface McpServerOptions extends ServerOptions {
   legacy?: LegacyOptions | false;
   /** The Tasks extension: how long task records live, how often clients should poll, where tasks are kept. */
   tasks?: TasksOptions;
+  /** More extensions, each from its own entry point: `apps()` from `tessera-mcp/apps` (MCP Apps). */
+  extensions?: readonly Extension[];
 }
 
 
@@ -49,6 +51,12 @@ export class McpServer implements RequestHandler {
     if (options.legacy !== false) {
       const legacy = { ...options.legacy, ...(stores.sessions ? { store: stores.sessions } : {}), ...(stores.sessionBus ? { bus: stores.sessionBus } : {}), ...(stores.events ? { events: stores.events } : {}) };
       extensions.unshift(legacyEra(legacy));
+    }
+    const names = new Set<string>();
+    for (const extension of options.extensions ?? []) {
+      if (names.has(extension.name)) throw new TypeError(`The extension ${extension.name} is given twice`);
+      names.add(extension.name);
+      extensions.push(factoryOf(extension));
     }
     const core: ServerOptions = {
       ...options,

@@ -36,7 +36,7 @@ describe('the layers of src/', () => {
   it('reads the whole tree (every layer has files, and imports were found)', () => {
     const layers = new Set([...graph.keys()].map((f) => f.split('/')[0]));
     for (const layer of ['protocol', 'transport', 'mrtr', 'server', 'client', 'legacy', 'tasks', 'schema', 'stores', 'platform']) expect(layers).toContain(layer);
-    for (const layer of ['auth/client', 'auth/server']) expect([...graph.keys()].map(layerOf)).toContain(layer);
+    for (const layer of ['auth/client', 'auth/server', 'apps', 'apps/server', 'apps/host']) expect([...graph.keys()].map(layerOf)).toContain(layer);
     expect([...graph.values()].reduce((n, targets) => n + targets.length, 0)).toBeGreaterThan(100);
   });
 
@@ -104,6 +104,9 @@ describe('the checker', () => {
     ['server/tools.ts', 'auth/server/scopes.ts', 'server never imports auth/server'],
     ['client/client.ts', 'auth/server/scopes.ts', 'client never imports auth/server'],
     ['transport/http/core.ts', 'auth/server/request-guard.ts', 'transport may import only protocol'],
+    ['apps/server/register-app.ts', 'apps/host/app-view.ts', 'apps/server may import only protocol, schema, server, apps'],
+    ['apps/host/app-view.ts', 'server/tools.ts', 'apps/host may import only protocol, client, apps'],
+    ['apps/csp.ts', 'server/tools.ts', 'apps may import only protocol'],
   ])('flags %s importing %s (%s)', (from, to, rule) => {
     const problems = layerViolations(graphOf({ [from]: [to], [to]: [] }));
     expect(problems).toHaveLength(1);
@@ -113,6 +116,8 @@ describe('the checker', () => {
   it('tells the two halves of auth apart, and everything else by its first folder', () => {
     expect(layerOf('auth/server/scopes.ts')).toBe('auth/server');
     expect(layerOf('auth/client/dpop.ts')).toBe('auth/client');
+    expect(layerOf('apps/host/app-view.ts')).toBe('apps/host');
+    expect(layerOf('apps/csp.ts')).toBe('apps');
     expect(layerOf('transport/http/core.ts')).toBe('transport');
     expect(layerOf('mcp-server.ts')).toBe('root');
   });

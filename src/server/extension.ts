@@ -11,7 +11,7 @@ import type { McpError } from '../protocol/errors.js';
 import type { EventLog, PeerMessageContext, Reply, RequestChannel, StreamSink, StreamStatus } from '../protocol/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
-import type { Implementation, Result, ServerCapabilities } from '../protocol/types.js';
+import type { ClientCapabilities, Implementation, Result, ServerCapabilities } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/resolve.js';
 import type { ChangeBus } from '../stores/change-bus.js';
 import type { RequestContext, ServerContext } from './context.js';
@@ -43,6 +43,12 @@ export interface ServerExtension {
   admit?(request: JsonRpcRequest, meta: RequestMeta): void;
   /** Point 3, hand-off: a tool returned a hand-off that names this extension; its result is the tool's. */
   takeHandOff?(handOff: ToolHandOff, call: ToolCall): Promise<ResultByMethod['tools/call']>;
+  /**
+   * Whether a tool is not there for a client with these capabilities: left out
+   * of its `tools/list` and unknown to its `tools/call` (-32602), as if it were
+   * not registered (e.g. an app-only tool for a client that renders no apps).
+   */
+  hidesTool?(definition: ToolDefinition<SchemaInput | undefined>, client: ClientCapabilities): boolean;
 
   /** Messages that are not requests, and HTTP GET and DELETE (2025-11-25 sessions). Each returns the HTTP status. */
   handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;
@@ -82,3 +88,29 @@ export interface ServerHost {
 
 /** Makes an extension for one server. */
 export type ExtensionFactory = (host: ServerHost) => ServerExtension;
+
+/**
+ * An extension as the package's entry points hand it out (`apps()` from
+ * `tessera-mcp/apps`), for McpServer's `extensions` option. Opaque: what it
+ * makes stays inside the package.
+ */
+export interface Extension {
+  /** Its name; a server has at most one extension of each name. */
+  readonly name: string;
+}
+
+const factories = new WeakMap<Extension, ExtensionFactory>();
+
+/** Wraps a factory as an `Extension` for the `extensions` option. */
+export function packagedExtension(name: string, make: ExtensionFactory): Extension {
+  const extension: Extension = Object.freeze({ name });
+  factories.set(extension, make);
+  return extension;
+}
+
+/** The factory of an `Extension` this package made; a TypeError for anything else (e.g. one from another copy of the package). */
+export function factoryOf(extension: Extension): ExtensionFactory {
+  const make = factories.get(extension);
+  if (!make) throw new TypeError(`${String((extension as Partial<Extension> | undefined)?.name ?? extension)} is not an extension made by this copy of tessera-mcp`);
+  return make;
+}

@@ -55,9 +55,9 @@ export function importGraph(srcDir: string): ImportGraph {
 }
 
 /** Layers that are split in two by role, each half a layer of its own. */
-const SPLIT_LAYERS: ReadonlySet<string> = new Set(['auth']);
+const SPLIT_LAYERS: ReadonlySet<string> = new Set(['auth', 'apps']);
 
-/** The layer of a file: its first folder under src/ (`auth/client` and `auth/server` for auth), or `root` for src/*.ts. */
+/** The layer of a file: its first folder under src/ (`auth/client` and `auth/server` for auth; `apps/server`, `apps/host` and `apps` for what both share), or `root` for src/*.ts. */
 export function layerOf(file: string): string {
   const parts = file.split('/');
   if (parts.length === 1) return 'root';
@@ -90,6 +90,11 @@ export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'mrtr', never: ['server', 'client', 'transport', 'legacy', 'tasks', 'auth/client', 'auth/server'] },
   { layer: 'server', never: ['legacy', 'tasks', 'client', 'auth/client', 'auth/server'] },
   { layer: 'client', never: ['server', 'mrtr', 'legacy', 'tasks', 'schema', 'stores', 'auth/server'] },
+  // MCP Apps: the names and _meta shapes and the CSP both sides share; the server side on the server's extension
+  // interface and registration; the host side (browsers) on the client. Neither side reaches the other.
+  { layer: 'apps', only: ['protocol'] },
+  { layer: 'apps/server', only: ['protocol', 'schema', 'server', 'apps'] },
+  { layer: 'apps/host', only: ['protocol', 'client', 'apps'] },
   // The test kit (src/testing/, entry src/testing.ts) drives the whole server, like the root's McpServer; nothing but its entry imports it.
 ];
 
