@@ -48,6 +48,8 @@ export function appContentSecurityPolicy(csp: unknown): AppPolicy {
     `connect-src ${or(approved.connectDomains, "'none'")}`,
     `frame-src ${or(approved.frameDomains, "'none'")}`,
     "object-src 'none'",
+    // Not in the spec's list; a host may restrict further: a submitted form would carry data to any origin.
+    "form-action 'none'",
     `base-uri ${or(approved.baseUriDomains, "'self'")}`,
   ].join('; ');
   return { policy, approved, refused };

@@ -1,7 +1,7 @@
 /**
  * The app's place in the host page: an iframe of the sandbox proxy page
- * (another origin; `allow-scripts allow-same-origin`, as SEP-1865 asks of the
- * proxy's frame), the proxy's ready signal answered with the app's HTML and
+ * (another origin; `allow-scripts allow-same-origin` as SEP-1865 asks of the
+ * proxy's frame, and `allow-forms` for the app's forms), the proxy's ready signal answered with the app's HTML and
  * CSP, messages to and from the app through it (only from that frame and
  * origin), its height following the app's, and its removal.
  */
@@ -50,7 +50,8 @@ export class AppFrame {
   /** Frames the proxy page and, once it is ready (within `timeoutMs`), hands it the app. */
   async load(app: FramedApp, timeoutMs: number): Promise<void> {
     const { iframe } = this;
-    iframe.setAttribute('sandbox', 'allow-scripts allow-same-origin');
+    // What the spec asks for the proxy, and forms: a frame's restrictions bind every frame inside it, the app's too.
+    iframe.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-forms');
     iframe.title = 'MCP app';
     iframe.style.display = 'block';
     iframe.style.width = '100%';

@@ -37,7 +37,8 @@ function proxy(policyOf: typeof appContentSecurityPolicy): void {
         // One app per proxy page, once.
         if (view || typeof params.html !== 'string') return;
         host = event.origin;
-        const asked = typeof params.sandbox === 'string' ? params.sandbox.split(/\s+/) : [];
+        // Forms work by default (their submission stays in the page: the policy has form-action 'none').
+        const asked = typeof params.sandbox === 'string' ? params.sandbox.split(/\s+/) : ['allow-forms'];
         const sandbox = ['allow-scripts', ...asked.filter((token) => token !== 'allow-scripts' && grantable.includes(token))];
         const permissions = (typeof params.permissions === 'object' && params.permissions !== null ? params.permissions : {}) as Record<string, unknown>;
         const allow = Object.keys(features).filter((name) => permissions[name] !== undefined).map((name) => features[name]);
