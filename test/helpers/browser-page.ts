@@ -143,8 +143,31 @@ export class BrowserPage {
     throw new Error(`no frame has ${predicate}`);
   }
 
-  /** A real mouse click in the middle of the element; in a frame, `path` leads down to it from the page. */
+  /**
+   * A real mouse click in the middle of the element; in a frame, `path` leads
+   * down to it from the page. As a user would, it waits (a bounded number of
+   * looks) until the element is inside its frame's viewport and has stopped
+   * moving: a frame that follows its app's size grows a moment after the app
+   * does, and a scrollbar may come and shift the page.
+   */
   async click(selector: string, path: readonly FrameStep[] = [{ frame: this.top }]): Promise<void> {
+    let last: { x: number; y: number; visible: boolean } | undefined;
+    for (let look = 0; look < 100; look++) {
+      const point = await this.pointOf(selector, path);
+      if (point.visible && last?.visible && point.x === last.x && point.y === last.y) {
+        for (const type of ['mousePressed', 'mouseReleased']) {
+          await this.browser.send('Input.dispatchMouseEvent', { type, x: point.x, y: point.y, button: 'left', clickCount: 1 }, this.session);
+        }
+        return;
+      }
+      last = point;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`${selector} did not come to rest inside its frame's viewport (last seen at ${JSON.stringify(last)})`);
+  }
+
+  /** The middle of the element in page coordinates, and whether it is inside its own frame's viewport. */
+  private async pointOf(selector: string, path: readonly FrameStep[]): Promise<{ x: number; y: number; visible: boolean }> {
     let x = 0;
     let y = 0;
     for (const step of path.slice(0, -1)) {
@@ -156,13 +179,11 @@ export class BrowserPage {
       x += box.x;
       y += box.y;
     }
-    const target = await this.evaluate<{ x: number; y: number }>(
-      `(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
+    const target = await this.evaluate<{ x: number; y: number; visible: boolean }>(
+      `(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); const x = r.x + r.width / 2, y = r.y + r.height / 2; return { x, y, visible: x >= 0 && y >= 0 && x < innerWidth && y < innerHeight }; })()`,
       path.at(-1)!.frame,
     );
-    for (const type of ['mousePressed', 'mouseReleased']) {
-      await this.browser.send('Input.dispatchMouseEvent', { type, x: x + target.x, y: y + target.y, button: 'left', clickCount: 1 }, this.session);
-    }
+    return { x: x + target.x, y: y + target.y, visible: target.visible };
   }
 
   /** Focuses the field and types into it as a keyboard would. */

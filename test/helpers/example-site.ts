@@ -59,3 +59,12 @@ export async function startExampleServer(pageOrigin: string): Promise<ExampleSer
     child.once('exit', (code) => reject(new Error(`the example server exited (${code}): ${output}`)));
   });
 }
+
+/** Serves the sandbox proxy page for apps (`sandboxProxyHtml()`) at `/` on a port of its own. */
+export function startSandboxProxy(html: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/') return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
