@@ -136,6 +136,23 @@ describe('the example page in chromium', () => {
     expect(await waitFor<string>(`document.querySelector('#app-frame iframe').style.height === '${height}px' && 'sized'`)).toBe('sized');
   });
 
+  it('keeps a hostile app in its box: no way into the proxy page, no second page through it, no messages to the host past it', async () => {
+    expect(await page.evaluate(`(() => { try { return parent.document.title; } catch (e) { return e.name; } })()`, app)).toBe('SecurityError');
+    // The proxy takes its page from the host only.
+    await page.evaluate(`parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/sandbox-resource-ready', params: { html: '<p>other</p>' } }, '*')`, app);
+    // Straight to the host page, around the proxy: the host hears its app only through the proxy's frame.
+    await page.evaluate(`top.postMessage({ jsonrpc: '2.0', id: 'forged', method: 'tools/call', params: { name: 'deploy', arguments: { service: 'evil', env: 'prod' } } }, '*')`, app);
+    // A round trip the host does answer, after both.
+    const pong = await page.evaluate(`new Promise((resolve) => {
+      addEventListener('message', (e) => e.data?.id === 'after' && resolve(e.data.result));
+      parent.postMessage({ jsonrpc: '2.0', id: 'after', method: 'ping' }, '*');
+    })`, app);
+    expect(pong).toEqual({});
+    expect(await page.evaluate('document.querySelectorAll("iframe").length', proxy)).toBe(1);
+    expect(await page.evaluate(`document.title + ' ' + document.getElementById('list').textContent`, app)).toBe('Deployments api-prod-1');
+    expect(await evaluate(`document.getElementById('question').hidden`)).toBe(true);
+  });
+
   it("lets the app call deploy, asks the server's question in the host page, and the app shows the result", async () => {
     const inApp: FrameStep[] = [{ frame: page.top, owner: '#app-frame iframe' }, { frame: proxy, owner: 'iframe' }, { frame: app }];
     await page.click('#deploy button', inApp);
