@@ -6,6 +6,7 @@
 
 import { isObject } from './is-object.js';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from 'tessera-mcp';
+import { appUriOf } from 'tessera-mcp/apps-host';
 import { print, resultColors } from './terminal.js';
 import { allowedTypes } from './tool-arguments.js';
 
@@ -112,6 +113,12 @@ function toolSignature(tool: Tool): string {
     .join(' ');
 }
 
+/** ` [app ui://…]` for a tool that has an MCP app (hosts that render apps show its results in it). */
+function appMark(tool: Tool): string {
+  const uri = appUriOf(tool);
+  return uri === undefined ? '' : ` ${out.dim(`[app ${uri}]`)}`;
+}
+
 export interface Listing {
   tools?: Tool[];
   resources?: Resource[];
@@ -131,7 +138,7 @@ function section(title: string, rows: Array<[string, string | undefined]> | unde
 
 export function printListing(listing: Listing, json: boolean): void {
   if (json) return printJson(listing);
-  section('Tools', listing.tools?.map((t) => [`${out.cyan(t.name)} ${toolSignature(t)}`.trimEnd(), t.description]));
+  section('Tools', listing.tools?.map((t) => [`${`${out.cyan(t.name)} ${toolSignature(t)}`.trimEnd()}${appMark(t)}`, t.description]));
   section('Resources', listing.resources?.map((r) => [`${out.cyan(r.uri)}${r.name && r.name !== r.uri ? ` ${out.dim(`(${r.name})`)}` : ''}`, r.description]));
   section('Resource templates', listing.resourceTemplates?.map((r) => [`${out.cyan(r.uriTemplate)} ${out.dim(`(${r.name})`)}`, r.description]));
   section(
