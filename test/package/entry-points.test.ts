@@ -28,7 +28,7 @@ const entries = Object.fromEntries(
 );
 
 /** The entries that must run anywhere: no `node:*` module reachable, in code or in types. */
-const PORTABLE = ['index', 'client', 'fetch', 'hono'];
+const PORTABLE = ['index', 'client', 'fetch', 'hono', 'apps', 'apps-host'];
 
 /** Every module specifier reachable from `file` through src/'s own files (relative imports), with the file that names it. */
 function reachableExternals(file: string): Map<string, string> {
@@ -48,7 +48,7 @@ function reachableExternals(file: string): Map<string, string> {
 
 describe('the entry points', () => {
   it('are the ones the docs describe', () => {
-    expect(Object.keys(entries).sort()).toEqual(['client', 'express', 'fastify', 'fetch', 'hono', 'index', 'node', 'redis', 'stdio', 'testing']);
+    expect(Object.keys(entries).sort()).toEqual(['apps', 'apps-host', 'client', 'express', 'fastify', 'fetch', 'hono', 'index', 'node', 'redis', 'stdio', 'testing']);
   });
 
   it.each(Object.entries(entries))('%s: types and code from src/<entry>.ts, built', (name, target) => {
