@@ -12,16 +12,5 @@ export type { AppHandlers, AppContent, HostContext } from './apps/host/app-sessi
 export { sandboxProxyHtml } from './apps/host/sandbox-proxy.js';
 export { appsCapabilities, modelTools } from './apps/host/host-tools.js';
 export { appContentSecurityPolicy, type AppPolicy } from './apps/csp.js';
-export {
-  UI_EXTENSION,
-  APP_MIME_TYPE,
-  APPS_PROTOCOL_VERSION,
-  appUriOf,
-  visibilityOf,
-  rendersApps,
-  type ToolVisibility,
-  type AppCsp,
-  type AppPermissions,
-  type AppResourceUi,
-  type AppToolUi,
-} from './apps/ui-meta.js';
+// The extension's names, the _meta.ui shapes and their readers, shared by both sides.
+export * from './apps/ui-meta.js';

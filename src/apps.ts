@@ -7,17 +7,5 @@
 
 export { apps } from './apps/server/extension.js';
 export { registerApp, type AppDefinition, type AppToolDefinition, type RegisteredApp, type AppServer } from './apps/server/register-app.js';
-export { appContentSecurityPolicy, type AppPolicy } from './apps/csp.js';
-export {
-  UI_EXTENSION,
-  APP_MIME_TYPE,
-  APPS_PROTOCOL_VERSION,
-  appUriOf,
-  visibilityOf,
-  rendersApps,
-  type ToolVisibility,
-  type AppCsp,
-  type AppPermissions,
-  type AppResourceUi,
-  type AppToolUi,
-} from './apps/ui-meta.js';
+// The extension's names, the _meta.ui shapes and their readers, shared by both sides.
+export * from './apps/ui-meta.js';
