@@ -5,9 +5,13 @@
  * calling the example server (CORS on for that origin) on another. The page
  * lists the tools; the test picks `deploy`, types its arguments into the form
  * made of its inputSchema, answers the question the server asks in the form
- * made of its `requestedSchema`, and reads the result on the page. A page
- * from an origin CORS does not allow cannot connect. With UPDATE_SCREENSHOTS=1
- * the screenshot goes to docs/images/browser-example.png (docs/runtimes.md shows it).
+ * made of its `requestedSchema`, and reads the result on the page. Then the
+ * example's MCP app (issue 29): `show_deployments` opens the board through the
+ * sandbox proxy under its CSP, a click inside the app deploys — the question
+ * asked in the host page — and the app shows the result; a hostile app stays
+ * in its box; another call tears it down. A page from an origin CORS does not
+ * allow cannot connect. With UPDATE_SCREENSHOTS=1 the screenshots go to
+ * docs/images/browser-example.png and apps-example.png (runtimes.md and apps.md show them).
  * Run with `npm run test:browser` (Debian's `chromium` installed; .ci/run installs it).
  */
 
