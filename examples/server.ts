@@ -59,7 +59,8 @@ async function main(): Promise<void> {
     console.log(`Tessera example server on ${endpoint}`);
     console.log('Tools: deploy, create_project, connect_calendar, summarize');
     console.log('');
-    console.log('Try it in another terminal (it asks you to confirm the deployment):');
+    // `npx tessera` finds the repository's own command only from its folder (elsewhere npx would look on the registry).
+    console.log(`Try it from this folder (${process.cwd()}), in another terminal (it asks you to confirm the deployment):`);
     console.log(`  npx tessera call ${endpoint} deploy service=api env=prod`);
     console.log('More:');
     console.log(`  npx tessera list ${endpoint}`);

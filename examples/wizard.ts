@@ -6,8 +6,9 @@
  */
 
 import { z } from 'zod';
-import { ask, type McpServer } from 'tessera-mcp';
+import { ask, type McpServer, type RequestContext } from 'tessera-mcp';
 
+/** What the wizard keeps between rounds (sealed into requestState; JSON). */
 interface WizardState {
   step: 2 | 3;
   plan: string[];
@@ -20,8 +21,9 @@ export function addWizardTool(server: McpServer): void {
       description: 'Plans and creates a project in three steps, asking for approval before the last one.',
       input: z.object({ name: z.string().min(1) }),
     },
-    async ({ name }, ctx) => {
-      const state = ctx.state as WizardState | undefined;
+    // Typing ctx types what the handler keeps: ctx.state is a WizardState, and inputRequired({ state }) must be one.
+    async ({ name }, ctx: RequestContext<WizardState>) => {
+      const state = ctx.state;
 
       if (state === undefined) {
         // Step 1: plan. A real wizard might take seconds here; the round ends as soon as the step is done.

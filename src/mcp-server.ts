@@ -8,7 +8,7 @@
 import { legacyEra, type LegacyOptions } from './legacy/era.js';
 import type { EventLog, PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink, StreamStatus } from './protocol/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './protocol/jsonrpc.js';
-import type { Implementation, ServerCapabilities } from './protocol/types.js';
+import type { Implementation, JsonValue, ServerCapabilities } from './protocol/types.js';
 import type { SchemaInput } from './schema/resolve.js';
 import { ServerCore } from './server/core.js';
 import { factoryOf, type Extension, type ExtensionFactory } from './server/extension.js';
@@ -74,20 +74,22 @@ export class McpServer implements RequestHandler {
   }
 
   /** Registers a tool. Returns a function that removes it again (listeners hear `tools/list_changed`). */
-  tool<S extends SchemaInput | undefined = undefined>(name: string, definition: ToolDefinition<S>, handler: ToolHandler<S>): () => void {
-    return this.core.tools.add(name, definition, handler);
+  // A handler's `State` (the type of its ctx.state) is its own word: the state it reads is what it sealed itself.
+
+  tool<S extends SchemaInput | undefined = undefined, State = JsonValue>(name: string, definition: ToolDefinition<S>, handler: ToolHandler<S, State>): () => void {
+    return this.core.tools.add(name, definition, handler as ToolHandler<S>);
   }
 
-  resource(definition: ResourceDefinition, handler: ResourceHandler): () => void {
-    return this.core.resources.add(definition, handler);
+  resource<State = JsonValue>(definition: ResourceDefinition, handler: ResourceHandler<State>): () => void {
+    return this.core.resources.add(definition, handler as ResourceHandler);
   }
 
-  resourceTemplate(definition: ResourceTemplateDefinition, handler: TemplateHandler): () => void {
-    return this.core.resources.addTemplate(definition, handler);
+  resourceTemplate<State = JsonValue>(definition: ResourceTemplateDefinition, handler: TemplateHandler<State>): () => void {
+    return this.core.resources.addTemplate(definition, handler as TemplateHandler);
   }
 
-  prompt<A extends PromptArguments | undefined = undefined>(name: string, definition: PromptDefinition<A>, handler: PromptHandler<A>): () => void {
-    return this.core.prompts.add(name, definition, handler);
+  prompt<A extends PromptArguments | undefined = undefined, State = JsonValue>(name: string, definition: PromptDefinition<A>, handler: PromptHandler<A, State>): () => void {
+    return this.core.prompts.add(name, definition, handler as PromptHandler<A>);
   }
 
   /** Tells subscribers of `uri` (or of a URI it lies under) that the resource changed, in both eras. */

@@ -9,6 +9,7 @@ import { checkbox, input, select } from '@inquirer/prompts';
 import type { ElicitRequestFormParams, ElicitResult, InputContext } from 'tessera-mcp/client';
 import { checkChoices, checkText, describeNumber, readFormFields, readNumber, type FormField } from './form-fields.js';
 import { askerName, colors, promptContext, say } from './terminal.js';
+import { inert, inertJson, inertLine } from './inert-text.js';
 
 type Content = NonNullable<ElicitResult['content']>;
 type Action = ElicitResult['action'];
@@ -16,8 +17,8 @@ type Action = ElicitResult['action'];
 /** Shows who asks what, and the key it is asked under (the key `--answers` files use; 2025-era questions have none). */
 export function showQuestion(message: string, context: InputContext): void {
   say();
-  const key = context.era === 'legacy' ? '' : ` ${colors.dim(`[${context.key}]`)}`;
-  say(`${colors.bold(colors.cyan('?'))} ${colors.bold(askerName(context.server))} asks: ${colors.bold(message)}${key}`);
+  const key = context.era === 'legacy' ? '' : ` ${colors.dim(`[${inertLine(context.key)}]`)}`;
+  say(`${colors.bold(colors.cyan('?'))} ${colors.bold(askerName(context.server))} asks: ${colors.bold(inert(message))}${key}`);
 }
 
 /** accept / decline / cancel, with what each means here. */
@@ -35,10 +36,15 @@ export async function chooseAction(acceptLabel: string, signal: AbortSignal): Pr
   );
 }
 
+/** A choice as the person sees it: its label, and its value when they differ. */
+function optionName(option: { value: string; label: string }): string {
+  return option.label === option.value ? inertLine(option.value) : `${inertLine(option.label)} ${colors.dim(`(${inertLine(option.value)})`)}`;
+}
+
 function fieldMessage(field: FormField, hint?: string): string {
-  const parts = [colors.bold(field.label)];
-  if (field.label !== field.name) parts.push(colors.dim(`(${field.name})`));
-  if (field.description) parts.push(`— ${field.description}`);
+  const parts = [colors.bold(inertLine(field.label))];
+  if (field.label !== field.name) parts.push(colors.dim(`(${inertLine(field.name)})`));
+  if (field.description) parts.push(`— ${inert(field.description)}`);
   if (hint) parts.push(colors.dim(`[${hint}]`));
   if (!field.required) parts.push(colors.dim('optional'));
   return parts.join(' ');
@@ -52,14 +58,15 @@ const FORMAT_HINTS: Record<string, string> = {
 };
 
 /** The value for one field, or undefined to leave an optional field out. */
-async function askField(field: FormField, signal: AbortSignal): Promise<Content[string] | undefined> {
+export async function askField(field: FormField, signal: AbortSignal): Promise<Content[string] | undefined> {
   const context = promptContext(signal);
   switch (field.kind) {
     case 'text': {
       const text = await input(
         {
           message: fieldMessage(field, field.format ? FORMAT_HINTS[field.format] : undefined),
-          ...(field.default !== undefined ? { default: field.default } : {}),
+          // A default that would carry control characters to the terminal is not offered (it could not be shown as it is).
+          ...(field.default !== undefined && inertLine(field.default) === field.default ? { default: field.default } : {}),
           required: field.required,
           validate: (value) => (value === '' && !field.required) || (checkText(field, value) ?? true),
         },
@@ -102,7 +109,7 @@ async function askField(field: FormField, signal: AbortSignal): Promise<Content[
     }
     case 'choice': {
       const LEAVE_OUT = '\u0000leave-out';
-      const choices = field.options.map((o) => ({ value: o.value, name: o.label === o.value ? o.value : `${o.label} ${colors.dim(`(${o.value})`)}` }));
+      const choices = field.options.map((o) => ({ value: o.value, name: optionName(o) }));
       if (!field.required) choices.push({ value: LEAVE_OUT, name: colors.dim('(leave empty)') });
       const value = await select<string>({ message: fieldMessage(field), choices, ...(field.default !== undefined ? { default: field.default } : {}) }, context);
       return value === LEAVE_OUT ? undefined : value;
@@ -113,7 +120,7 @@ async function askField(field: FormField, signal: AbortSignal): Promise<Content[
           message: fieldMessage(field, 'space to pick, enter to finish'),
           choices: field.options.map((o) => ({
             value: o.value,
-            name: o.label === o.value ? o.value : `${o.label} ${colors.dim(`(${o.value})`)}`,
+            name: optionName(o),
             checked: field.default?.includes(o.value) ?? false,
           })),
           validate: (picked) => checkChoices(field, picked.map((c) => c.value)) ?? true,
@@ -127,7 +134,7 @@ async function askField(field: FormField, signal: AbortSignal): Promise<Content[
       const text = await input(
         {
           message: fieldMessage(field, 'JSON'),
-          ...(field.default !== undefined ? { default: JSON.stringify(field.default) } : {}),
+          ...(field.default !== undefined ? { default: inertJson(field.default) } : {}),
           validate: (value) => {
             if (value.trim() === '') return !field.required || 'Enter a JSON value';
             try {

@@ -10,6 +10,7 @@ import type { CreateMessageRequestParams, CreateMessageResult, InputContext } fr
 import { textResult } from './ask-sampling-command.js';
 import { showQuestion } from './ask-form.js';
 import { colors, promptContext, say } from './terminal.js';
+import { inertDeep } from './inert-text.js';
 
 type Json = Record<string, unknown>;
 
@@ -32,7 +33,8 @@ function describeBlock(block: unknown): string {
 }
 
 /** The conversation the server wants completed, as lines for the terminal. */
-export function describeSamplingRequest(params: CreateMessageRequestParams): string[] {
+export function describeSamplingRequest(received: CreateMessageRequestParams): string[] {
+  const params = inertDeep(received);
   const lines: string[] = [];
   if (params.systemPrompt) lines.push(`  ${colors.dim('system:')} ${params.systemPrompt}`);
   for (const message of params.messages) {

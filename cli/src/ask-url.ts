@@ -8,6 +8,7 @@
 import { domainToUnicode } from 'node:url';
 import type { ElicitRequestUrlParams, ElicitResult, InputContext } from 'tessera-mcp/client';
 import { chooseAction, showQuestion } from './ask-form.js';
+import { inertLine } from './inert-text.js';
 import { colors, say } from './terminal.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -26,32 +27,42 @@ export function reviewUrl(raw: string): UrlReview {
   try {
     url = new URL(raw);
   } catch {
-    return { shown: raw, domain: undefined, warnings: ['This is not a valid URL; do not open it.'] };
+    return { shown: inertLine(raw), domain: undefined, warnings: ['This is not a valid URL; do not open it.'] };
   }
   const warnings: string[] = [];
   const host = url.hostname;
-  if (!['https:', 'http:'].includes(url.protocol)) warnings.push(`It is a ${url.protocol} link, not a web page.`);
+  if (!['https:', 'http:'].includes(url.protocol)) warnings.push(`It is a ${inertLine(url.protocol)} link, not a web page.`);
   else if (url.protocol === 'http:' && !LOOPBACK.has(host) && !host.startsWith('127.')) warnings.push('It is not encrypted (http, not https).');
   if (host.split('.').some((label) => label.startsWith('xn--'))) {
     warnings.push(
-      `The domain is an internationalised name: ${host} is shown by browsers as "${domainToUnicode(host)}". ` +
+      `The domain is an internationalised name: ${host} is shown by browsers as "${inertLine(domainToUnicode(host))}". ` +
         'Letters from other alphabets can imitate a familiar site: make sure it is the one you expect.',
     );
   }
   if (url.username !== '' || url.password !== '') {
-    warnings.push(`The part before "@" (${decodeURIComponent(url.username)}) is a user name, not the site: the site is ${host}.`);
+    warnings.push(`The part before "@" (${inertLine(safeDecode(url.username))}) is a user name, not the site: the site is ${host}.`);
   }
-  // Highlight the host where it stands in the URL as given, so the person reads the exact text they will open.
-  const at = raw.indexOf(url.host, raw.indexOf('//') + 2);
-  const shown = at < 0 ? raw : `${raw.slice(0, at)}${colors.bold(colors.underline(colors.yellow(url.host)))}${raw.slice(at + url.host.length)}`;
+  // The URL as the browser will open it (parsed: control characters and spaces are percent-encoded there), the host highlighted.
+  const href = inertLine(url.href);
+  const at = href.indexOf(url.host, href.indexOf('//') + 2);
+  const shown = at < 0 ? href : `${href.slice(0, at)}${colors.bold(colors.underline(colors.yellow(url.host)))}${href.slice(at + url.host.length)}`;
   return { shown, domain: host, warnings };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 export async function askUrl(params: ElicitRequestUrlParams, context: InputContext): Promise<ElicitResult> {
   showQuestion(params.message, context);
   const review = reviewUrl(params.url);
-  say(`  Open this URL in your browser: ${review.shown}`);
+  // The domain first, on its own line: nothing in the URL after it can hide or overwrite it.
   if (review.domain !== undefined) say(`  Domain: ${colors.bold(review.domain)}`);
+  say(`  Open this URL in your browser: ${review.shown}`);
   for (const warning of review.warnings) say(`  ${colors.red('Warning:')} ${warning}`);
   say(colors.dim('  Nothing is opened for you. Choose Accept once you have finished there.'));
   return { action: await chooseAction('Accept (I opened it and finished there)', context.signal) };

@@ -11,6 +11,7 @@ import { AuthorizationError, Client, ClientError, TransportError, type InputHand
 import { StdioClientTransport } from 'tessera-mcp/stdio';
 import { CliError, UsageError } from './errors.js';
 import { createSignIn, describeAuthorizationError, type SignInOptions } from './sign-in.js';
+import { ServerStderr } from './server-stderr.js';
 import { describeTarget, type Target } from './target.js';
 import { tracingFetch } from './wire-trace.js';
 
@@ -25,6 +26,15 @@ export interface ConnectOptions {
   /** Every JSON-RPC message sent and received on stderr (HTTP targets). */
   trace?: boolean;
 }
+
+/** What --era takes: the revisions by date, or the client's names for them. */
+export const ERAS: Readonly<Record<string, 'auto' | 'modern' | 'legacy'>> = {
+  auto: 'auto',
+  '2026-07-28': 'modern',
+  modern: 'modern',
+  '2025-11-25': 'legacy',
+  legacy: 'legacy',
+};
 
 /** This package's version, for clientInfo. */
 export function cliVersion(): string {
@@ -46,9 +56,16 @@ function parseHeaders(lines: readonly string[]): Record<string, string> {
   return headers;
 }
 
-export async function connectClient(target: Target, handlers: InputHandlers, options: ConnectOptions = {}): Promise<Client> {
-  const era = options.era ?? 'auto';
-  if (!['auto', 'modern', 'legacy'].includes(era)) throw new UsageError(`--era must be auto, modern (2026-07-28) or legacy (2025-11-25), not "${era}"`);
+export interface Connected {
+  client: Client;
+  /** A spawned server's stderr, kept aside (stdio targets). */
+  serverStderr?: ServerStderr;
+}
+
+export async function connectClient(target: Target, handlers: InputHandlers, options: ConnectOptions = {}): Promise<Connected> {
+  const name = options.era ?? 'auto';
+  const era = Object.hasOwn(ERAS, name) ? ERAS[name] : undefined;
+  if (era === undefined) throw new UsageError(`--era must be auto, 2026-07-28 (or modern) or 2025-11-25 (or legacy), not "${options.era}"`);
   if (options.trace && target.kind !== 'http') throw new UsageError('--trace prints HTTP traffic; a command target speaks over its stdin and stdout (run it with `tessera serve --log wire` to see its requests)');
   const timeoutMs = (options.timeoutSeconds ?? 600) * 1000;
   if (!(timeoutMs > 0)) throw new UsageError('--timeout must be a number of seconds above 0');
@@ -56,7 +73,7 @@ export async function connectClient(target: Target, handlers: InputHandlers, opt
     { name: 'tessera-cli', title: 'Tessera CLI', version: cliVersion() },
     {
       ...handlers,
-      era: era as 'auto' | 'modern' | 'legacy',
+      era,
       requestTimeoutMs: timeoutMs,
       // The person may take their time over the questions; each request still has its own limit.
       flowTimeoutMs: Math.max(timeoutMs, 60 * 60_000),
@@ -65,20 +82,30 @@ export async function connectClient(target: Target, handlers: InputHandlers, opt
     },
   );
   const headers = parseHeaders(options.headers ?? []);
+  let serverStderr: ServerStderr | undefined;
   try {
     if (target.kind === 'http') {
       const auth = createSignIn(target.url, options.signIn ?? {}).provider;
       const fetch = options.trace ? tracingFetch((line) => process.stderr.write(`${line}\n`)) : undefined;
       await client.connect(target.url, { ...(Object.keys(headers).length > 0 ? { headers } : {}), auth, ...(fetch ? { fetch } : {}) });
-    } else await client.connect(new StdioClientTransport({ command: target.command, args: target.args, stderr: 'inherit' }));
+    } else {
+      const transport = new StdioClientTransport({ command: target.command, args: target.args, stderr: 'pipe' });
+      serverStderr = new ServerStderr(transport.process.stderr);
+      await client.connect(transport);
+    }
   } catch (error) {
     await client.close().catch(() => undefined);
+    serverStderr?.show();
     const refusal = describeRefusal(target, error);
     if (refusal) throw new CliError(refusal);
-    if (error instanceof ClientError) throw new CliError(`Could not connect to ${describeTarget(target)}: ${withHint(explain(error))}`);
+    if (error instanceof ClientError) {
+      // The client's messages name the URL and say what happened (no such host, nothing listening, not an MCP endpoint).
+      const said = explain(error);
+      throw new CliError(target.kind === 'http' && said.includes(target.url) ? said : `Could not connect to ${describeTarget(target)}: ${said}`);
+    }
     throw error;
   }
-  return client;
+  return serverStderr ? { client, serverStderr } : { client };
 }
 
 /** A sign-in that failed, or a 401/403 that no sign-in answered: one line saying what to do. */
@@ -90,14 +117,13 @@ export function describeRefusal(target: Target, error: unknown): string | undefi
   return undefined;
 }
 
-/** fetch says only "fetch failed" when nothing listens: say what that usually means. */
-export function withHint(message: string): string {
-  return /fetch failed/.test(message) ? `${message} (nothing answered: is the server running, on that host and port?)` : message;
-}
-
-/** The error's message, with the network cause (ECONNREFUSED…) that fetch hides in `cause`. */
+/**
+ * The error's message. The client's own errors already say what happened; for
+ * anything else, the network cause (ECONNREFUSED…) that fetch hides in `cause`.
+ */
 export function explain(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  if (error instanceof ClientError) return error.message;
   let message = error.message;
   let cause: unknown = error.cause;
   for (let depth = 0; cause instanceof Error && depth < 3; depth++) {

@@ -31,6 +31,8 @@ import { canAskPerson } from './terminal.js';
 export interface AnsweringOptions {
   answers?: AnswersFile;
   samplingCommand?: string;
+  /** --no-input: never ask in the terminal, even when there is one. */
+  noInput?: boolean;
   roots: Root[];
   progress: ProgressBar;
 }
@@ -67,15 +69,15 @@ export function answerKey(context: InputContext, message: string | undefined): s
   return context.era === 'legacy' && message !== undefined ? message : context.key;
 }
 
-function noPerson(context: InputContext, message: string): MissingAnswerError {
-  return new MissingAnswerError(
-    `The server asked ${JSON.stringify(answerKey(context, message))}${context.era === 'legacy' ? '' : ` (${JSON.stringify(message)})`}, but there is no terminal to ask in. ` +
-      'Run the command in a terminal, or pass --answers <file.json> (see tessera help).',
-  );
+function noPerson(context: InputContext, message: string, noInput: boolean): MissingAnswerError {
+  const why = noInput ? 'but --no-input says not to ask. Pass --answers <file.json>' : 'but there is no terminal to ask in. Run the command in a terminal, or pass --answers <file.json>';
+  const key = answerKey(context, message);
+  return new MissingAnswerError(`The server asked ${JSON.stringify(key)}${key === message ? '' : ` (${JSON.stringify(message)})`}, ${why} (see tessera help).`);
 }
 
 export function createAnswering(options: AnsweringOptions): Answering {
   let firstFailure: CliError | undefined;
+  const mayAsk = (): boolean => options.noInput !== true && canAskPerson();
 
   /** Runs one answer with the progress bar put away, keeping the first failure. */
   const answering = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -109,7 +111,7 @@ export function createAnswering(options: AnsweringOptions): Answering {
         }
         return answer;
       }
-      if (!canAskPerson()) throw noPerson(context, params.message);
+      if (!mayAsk()) throw noPerson(context, params.message, options.noInput === true);
       const { askForm } = await import('./ask-form.js');
       return askForm(params, context);
     });
@@ -122,7 +124,7 @@ export function createAnswering(options: AnsweringOptions): Answering {
         const { action } = options.answers.elicitation(context.key, raw);
         return { action };
       }
-      if (!canAskPerson()) throw noPerson(context, params.message);
+      if (!mayAsk()) throw noPerson(context, params.message, options.noInput === true);
       const { askUrl } = await import('./ask-url.js');
       return askUrl(params, context);
     });
@@ -134,7 +136,7 @@ export function createAnswering(options: AnsweringOptions): Answering {
       if (options.answers && raw !== undefined) return options.answers.sampling(context.key, raw);
       if (options.samplingCommand !== undefined) return runSamplingCommand(options.samplingCommand, params, context.signal);
       if (options.answers) options.answers.missing(context.era === 'legacy' ? 'sampling' : context.key, undefined, "the model's answer");
-      if (!canAskPerson()) throw noPerson(context, 'a model completion (sampling); or pass --sampling-command');
+      if (!mayAsk()) throw noPerson(context, 'a model completion (sampling); or pass --sampling-command', options.noInput === true);
       const { askSampling } = await import('./ask-sampling.js');
       return askSampling(params, context);
     });

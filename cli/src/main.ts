@@ -7,7 +7,8 @@
 
 import { CommanderError } from 'commander';
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './errors.js';
-import { buildProgram, USAGE } from './program.js';
+import { inert } from './inert-text.js';
+import { buildProgram, usageFor } from './program.js';
 import { splitAtDoubleDash } from './target.js';
 
 async function main(argv: string[]): Promise<number> {
@@ -24,12 +25,15 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     // Commander has already printed its message (and the usage); help and --version end with 0.
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    // Messages may quote what a server sent: shown inert, never interpreted by the terminal.
     if (error instanceof CliError) {
-      process.stderr.write(`tessera: ${error.message}\n`);
-      if (error.name === 'UsageError') process.stderr.write(`${USAGE}\n`);
+      process.stderr.write(`tessera: ${inert(error.message)}\n`);
+      if (error.name === 'UsageError') process.stderr.write(`${usageFor(ours.find((word) => !word.startsWith('-')))}\n`);
       return error.exitCode;
     }
-    process.stderr.write(`tessera: ${(error as Error)?.stack ?? String(error)}\n`);
+    // Not one of ours: a bug. Its message, and its stack only when asked for.
+    const unexpected = error instanceof Error ? (process.env.TESSERA_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
+    process.stderr.write(`tessera: ${inert(unexpected)}\n`);
     return EXIT_FAILURE;
   }
 }

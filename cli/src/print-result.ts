@@ -7,6 +7,7 @@
 import { isObject } from './is-object.js';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from 'tessera-mcp';
 import { appUriOf } from 'tessera-mcp/apps-host';
+import { inertDeep, inertJson } from './inert-text.js';
 import { print, resultColors } from './terminal.js';
 import { allowedTypes } from './tool-arguments.js';
 
@@ -14,8 +15,9 @@ type Json = Record<string, unknown>;
 
 const out = resultColors;
 
+/** JSON as received (the same value), with nothing in it a terminal would interpret. */
 export function printJson(value: unknown): void {
-  print(JSON.stringify(value, null, 2));
+  print(inertJson(value, 2));
 }
 
 function byteSize(base64: string): string {
@@ -49,40 +51,54 @@ function blockLines(block: unknown): string[] {
   }
 }
 
+/** The text of a tool's content as JSON, when it is one text block that parses. */
+function textAsJson(blocks: readonly unknown[]): { value: unknown } | undefined {
+  const [block] = blocks;
+  if (blocks.length !== 1 || !isObject(block) || block.type !== 'text') return undefined;
+  try {
+    return { value: JSON.parse(String(block.text)) as unknown };
+  } catch {
+    return { value: block.text };
+  }
+}
+
+/**
+ * How the structured content repeats the text, if it does: as the same JSON
+ * (shown once, indented), or as `{ "result": <the text> }`, the wrapper some
+ * servers (FastMCP) put around a plain return value (the text is enough).
+ */
+function repetition(blocks: readonly unknown[], structured: unknown): 'json' | 'wrapped' | undefined {
+  const text = textAsJson(blocks);
+  if (text === undefined || structured === undefined) return undefined;
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  if (same(text.value, structured)) return 'json';
+  if (isObject(structured) && Object.keys(structured).length === 1 && 'result' in structured && same(text.value, structured.result)) return 'wrapped';
+  return undefined;
+}
+
 /** Prints a tool result; its exit code is 1 when the tool reported an error. */
-export function printToolResult(result: CallToolResult, json: boolean): number {
-  const failed = result.isError === true;
+export function printToolResult(received: CallToolResult, json: boolean): number {
+  const failed = received.isError === true;
   if (json) {
-    printJson(result);
+    printJson(received);
     return failed ? 1 : 0;
   }
+  const result = inertDeep(received);
   if (failed) print(out.red(out.bold('Tool error (isError):')));
   const blocks = Array.isArray(result.content) ? result.content : [];
   const structured = result.structuredContent;
-  const pretty = structured === undefined ? undefined : JSON.stringify(structured, null, 2);
-  // Tools often repeat their structured content as one JSON text block; show it once, indented.
-  const repeated =
-    pretty !== undefined &&
-    blocks.length === 1 &&
-    isObject(blocks[0]) &&
-    blocks[0].type === 'text' &&
-    (() => {
-      try {
-        return JSON.stringify(JSON.parse(String(blocks[0].text))) === JSON.stringify(structured);
-      } catch {
-        return false;
-      }
-    })();
-  if (!repeated) for (const block of blocks) for (const line of blockLines(block)) print(line);
-  if (pretty !== undefined) {
-    if (!repeated && blocks.length > 0) print(out.dim('structured content:'));
-    print(pretty);
+  const repeated = repetition(blocks, structured);
+  if (repeated !== 'json') for (const block of blocks) for (const line of blockLines(block)) print(line);
+  if (structured !== undefined && repeated !== 'wrapped') {
+    if (repeated === undefined && blocks.length > 0) print(out.dim('structured content:'));
+    print(JSON.stringify(structured, null, 2));
   }
   return failed ? 1 : 0;
 }
 
-export function printResource(result: ReadResourceResult, json: boolean): void {
-  if (json) return printJson(result);
+export function printResource(received: ReadResourceResult, json: boolean): void {
+  if (json) return printJson(received);
+  const result = inertDeep(received);
   const contents = Array.isArray(result.contents) ? result.contents : [];
   for (const { ...item } of contents) {
     if (contents.length > 1) print(out.dim(`── ${String(item.uri)}${item.mimeType ? ` (${String(item.mimeType)})` : ''}`));
@@ -90,8 +106,9 @@ export function printResource(result: ReadResourceResult, json: boolean): void {
   }
 }
 
-export function printPrompt(result: GetPromptResult, json: boolean): void {
-  if (json) return printJson(result);
+export function printPrompt(received: GetPromptResult, json: boolean): void {
+  if (json) return printJson(received);
+  const result = inertDeep(received);
   if (result.description) print(out.dim(result.description));
   for (const message of result.messages ?? []) {
     const lines = blockLines(message.content);
@@ -136,8 +153,9 @@ function section(title: string, rows: Array<[string, string | undefined]> | unde
   }
 }
 
-export function printListing(listing: Listing, json: boolean): void {
-  if (json) return printJson(listing);
+export function printListing(received: Listing, json: boolean): void {
+  if (json) return printJson(received);
+  const listing = inertDeep(received);
   section('Tools', listing.tools?.map((t) => [`${`${out.cyan(t.name)} ${toolSignature(t)}`.trimEnd()}${appMark(t)}`, t.description]));
   section('Resources', listing.resources?.map((r) => [`${out.cyan(r.uri)}${r.name && r.name !== r.uri ? ` ${out.dim(`(${r.name})`)}` : ''}`, r.description]));
   section('Resource templates', listing.resourceTemplates?.map((r) => [`${out.cyan(r.uriTemplate)} ${out.dim(`(${r.name})`)}`, r.description]));

@@ -5,7 +5,7 @@
 
 import { Command, Option } from 'commander';
 import { generateStateKey } from 'tessera-mcp';
-import { cliVersion } from './connect.js';
+import { cliVersion, ERAS } from './connect.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import type { RequestCommandOptions } from './request-commands.js';
 import type { ServeOptions } from './serve-command.js';
@@ -14,16 +14,28 @@ import { resolveTarget } from './target.js';
 // Each command's module loads when it runs, so `help` and `keygen` start at once and `call` never loads the server side.
 const requests = (): Promise<typeof import('./request-commands.js')> => import('./request-commands.js');
 
-/** The short usage shown after a command-line error. */
-export const USAGE = `Usage:
-  tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url>] [--log [format]] [--trace] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]
-  tessera call <url> <tool> [key=value…]      or   tessera call <tool> [key=value…] -- <command> [args…]
-  tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]
-  tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]
-  tessera list <url>                          or   tessera list -- <command> [args…]
-  tessera logout <url>                        (forget the sign-in stored for a server)
-  tessera keygen [id]
-  tessera help [command]                      (the details: options, answers files, exit codes)`;
+/** Each command's usage line(s), in the order help lists them. */
+const USAGE_LINES: Readonly<Record<string, string>> = {
+  serve: 'tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url>] [--log [format]] [--trace] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]',
+  call: 'tessera call <url> <tool> [key=value…]      or   tessera call <tool> [key=value…] -- <command> [args…]',
+  read: 'tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]',
+  prompt: 'tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]',
+  list: 'tessera list <url>                          or   tessera list -- <command> [args…]',
+  logout: 'tessera logout <url>                        (forget the sign-in stored for a server)',
+  keygen: 'tessera keygen [id]',
+  help: 'tessera help [command]                      (the details: options, answers files, exit codes)',
+};
+
+/** The whole usage, shown with the help. */
+export const USAGE = `Usage:\n${Object.values(USAGE_LINES)
+  .map((line) => `  ${line}`)
+  .join('\n')}`;
+
+/** What follows a command-line error: that command's usage alone, and where the details are. */
+export function usageFor(command: string | undefined): string {
+  if (command === undefined || !Object.hasOwn(USAGE_LINES, command) || command === 'help') return USAGE;
+  return `Usage: ${USAGE_LINES[command]}\n(tessera help ${command} for the options)`;
+}
 
 const TARGETS = `Targets:
   A server is a URL (Streamable HTTP), written first:
@@ -64,14 +76,13 @@ const EXIT_CODES = `Exit codes:
   0 done; 1 failed (server error, unreachable, or the tool reported isError);
   2 bad command line, or a question nobody could answer; 130 interrupted.`;
 
-function addRequestOptions(command: Command): Command {
-  const collect = (value: string, previous: string[]): string[] => [...previous, value];
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** How to reach and sign in to the server: every command that talks to one. */
+function addConnectionOptions(command: Command): Command {
   return command
     .option('--json', 'print the result as JSON, exactly as received')
-    .option('--answers <file>', 'answer questions from this JSON file instead of asking')
-    .option('--sampling-command <cmd>', 'answer sampling requests with this shell command (request JSON on stdin, answer text on stdout)')
-    .option('--root <path|uri>', 'a root to offer (repeatable; default: the working directory)', collect, [])
-    .addOption(new Option('--era <era>', 'protocol era to speak').choices(['auto', 'modern', 'legacy']).default('auto'))
+    .addOption(new Option('--era <era>', 'the revision to speak: 2026-07-28 (modern), 2025-11-25 (legacy), or auto: find out').choices(Object.keys(ERAS)).default('auto'))
     .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect, [])
     .option('--timeout <seconds>', 'longest one request may take', '600')
     .option('--trace', 'print every JSON-RPC message sent (→) and received (←) on stderr (HTTP targets)')
@@ -83,12 +94,22 @@ function addRequestOptions(command: Command): Command {
     .option('--redirect-port <port>', 'the 127.0.0.1 port that receives the sign-in redirect (default: any free port)');
 }
 
+/** How to answer the server's questions: the commands whose request may ask (call, read, prompt). */
+function addRequestOptions(command: Command): Command {
+  return addConnectionOptions(command)
+    .option('--answers <file>', 'answer questions from this JSON file instead of asking')
+    .option('--no-input', 'never ask in the terminal: a question or a missing argument fails (exit 2) instead')
+    .option('--sampling-command <cmd>', 'answer sampling requests with this shell command (request JSON on stdin, answer text on stdout)')
+    .option('--root <path|uri>', 'a root to offer (repeatable; default: the working directory)', collect, []);
+}
+
 function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
   return {
     json: raw.json === true,
     answers: raw.answers as string | undefined,
     samplingCommand: raw.samplingCommand as string | undefined,
-    root: raw.root as string[],
+    root: (raw.root as string[] | undefined) ?? [],
+    noInput: raw.input === false,
     era: raw.era as string,
     headers: raw.header as string[],
     timeoutSeconds: Number(raw.timeout),
@@ -189,7 +210,7 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     done(await (await requests()).runPrompt(target, name, pairs, connectOptions(options)));
   });
 
-  addRequestOptions(
+  addConnectionOptions(
     program
       .command('list')
       .description("list the server's tools, resources and prompts")
@@ -228,5 +249,7 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
       done(EXIT_OK);
     });
 
+  // After an error in a command's line: that command's usage, not every command's.
+  for (const command of program.commands) command.showHelpAfterError(usageFor(command.name()));
   return program;
 }

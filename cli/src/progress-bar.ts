@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import type * as cliProgressModule from 'cli-progress';
 import { colors } from './terminal.js';
+import { inertLine } from './inert-text.js';
 
 export interface ProgressUpdate {
   progress: number;
@@ -32,7 +33,7 @@ export class ProgressBar {
   update({ progress, total, message }: ProgressUpdate): void {
     if (this.stream.isTTY !== true) return;
     const known = typeof total === 'number' && total > 0;
-    const payload = { known, message: message ?? '' };
+    const payload = { known, message: inertLine(message ?? '') };
     if (!this.bar) {
       const { SingleBar, Format, Presets } = cliProgress();
       this.bar = new SingleBar(

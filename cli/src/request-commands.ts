@@ -4,14 +4,16 @@
  * result, and turn the outcome into an exit code.
  */
 
-import type { Client, Prompt, Resource, ResourceTemplate, Tool } from 'tessera-mcp/client';
+import type { CallToolResult, Client, Prompt, Resource, ResourceTemplate, Tool } from 'tessera-mcp/client';
 import { McpError } from 'tessera-mcp';
 import { AnswersFile } from './answers-file.js';
-import { connectClient, describeRefusal, explain, withHint, type ConnectOptions } from './connect.js';
+import { connectClient, describeRefusal, explain, type ConnectOptions } from './connect.js';
 import { CliError, EXIT_OK, InterruptedError } from './errors.js';
+import { completeArguments } from './complete-arguments.js';
 import { createAnswering, rootsFrom } from './input-handlers.js';
 import { printListing, printPrompt, printResource, printToolResult, type Listing } from './print-result.js';
 import { ProgressBar } from './progress-bar.js';
+import { canAskPerson, colors, say } from './terminal.js';
 import { TaskStatus } from './task-status.js';
 import type { Target } from './target.js';
 import { parsePromptArguments, parseToolArguments } from './tool-arguments.js';
@@ -21,6 +23,8 @@ export interface RequestCommandOptions extends ConnectOptions {
   answers?: string;
   samplingCommand?: string;
   root?: string[];
+  /** --no-input: ask nothing in the terminal. */
+  noInput?: boolean;
 }
 
 /**
@@ -35,8 +39,8 @@ async function withClient(
 ): Promise<number> {
   const answers = options.answers === undefined ? undefined : await AnswersFile.load(options.answers);
   const progress = new ProgressBar();
-  const answering = createAnswering({ answers, samplingCommand: options.samplingCommand, roots: rootsFrom(options.root ?? []), progress });
-  const client = await connectClient(target, answering.handlers, options);
+  const answering = createAnswering({ answers, samplingCommand: options.samplingCommand, noInput: options.noInput, roots: rootsFrom(options.root ?? []), progress });
+  const { client, serverStderr } = await connectClient(target, answering.handlers, options);
   try {
     const printResult = await request(client, progress);
     progress.stop();
@@ -46,6 +50,7 @@ async function withClient(
     return printResult();
   } catch (error) {
     const refusal = describeRefusal(target, error);
+    serverStderr?.show();
     throw answering.failure() ?? (refusal ? new CliError(refusal) : asCliError(error));
   } finally {
     progress.stop();
@@ -60,7 +65,27 @@ function asCliError(error: unknown): CliError {
     const data = error.data === undefined ? '' : `\n${JSON.stringify(error.data, null, 2)}`;
     return new CliError(`The server answered with error ${error.code}: ${error.message}${data}`);
   }
-  return new CliError(withHint(explain(error)));
+  return new CliError(explain(error));
+}
+
+/**
+ * A tool error saying the server's 2026-07-28 side cannot ask (some servers,
+ * FastMCP 4 among them, ask only through server-initiated requests, which
+ * 2026-07-28 does not have).
+ */
+function refusesToAskAtModern(result: CallToolResult): boolean {
+  const text = (Array.isArray(result.content) ? result.content : []).map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+  return /2026-07-28/.test(text) && /elicit|sampling|server-initiated|roots/i.test(text);
+}
+
+/** A question asked of the person here, with Ctrl-C at it read as an interruption. */
+async function asked<T>(question: () => Promise<T>): Promise<T> {
+  try {
+    return await question();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ExitPromptError') throw new InterruptedError();
+    throw error;
+  }
 }
 
 /** The tool's definition, for typing its arguments; undefined when the server cannot list tools. */
@@ -82,7 +107,9 @@ async function findTool(client: Client, name: string): Promise<Tool | undefined>
 export function runCall(target: Target, tool: string, pairs: string[], options: RequestCommandOptions): Promise<number> {
   return withClient(target, options, async (client, progress) => {
     const definition = await findTool(client, tool);
-    const args = parseToolArguments(pairs, definition?.inputSchema);
+    const parsed = parseToolArguments(pairs, definition?.inputSchema);
+    const mayAsk = options.noInput !== true && options.answers === undefined && canAskPerson();
+    const args = definition ? await asked(() => completeArguments(definition, parsed, { mayAsk, signal: new AbortController().signal })) : parsed;
     const status = new TaskStatus(progress);
     // Ctrl-C while the call runs ends it; a task the call became is cancelled on the server (tasks/cancel).
     const interrupt = new AbortController();
@@ -93,7 +120,13 @@ export function runCall(target: Target, tool: string, pairs: string[], options: 
     process.once('SIGINT', onInterrupt);
     try {
       const result = await client.callTool(tool, args, { onProgress: (update) => progress.update(update), onTask: status.observe, signal: interrupt.signal });
-      return () => printToolResult(result, options.json === true);
+      return () => {
+        const code = printToolResult(result, options.json === true);
+        if (code !== EXIT_OK && client.era === 'modern' && refusesToAskAtModern(result)) {
+          say(colors.yellow('The server says it cannot ask questions over 2026-07-28; its 2025-11-25 side may: try again with --era 2025-11-25'));
+        }
+        return code;
+      };
     } finally {
       process.off('SIGINT', onInterrupt);
     }

@@ -8,6 +8,7 @@
 import type { TaskUpdate } from 'tessera-mcp/client';
 import type { ProgressBar } from './progress-bar.js';
 import { colors, say } from './terminal.js';
+import { inertLine } from './inert-text.js';
 
 const LABELS: Record<string, string> = {
   working: 'working',
@@ -29,10 +30,10 @@ export class TaskStatus {
     if (!this.shown) {
       this.shown = true;
       this.taskId = task.taskId;
-      say(colors.dim(`The server runs this call as task ${task.taskId}; following it (Ctrl-C cancels it).`));
+      say(colors.dim(`The server runs this call as task ${inertLine(task.taskId)}; following it (Ctrl-C cancels it).`));
     }
-    const message = task.statusMessage ? ` — ${task.statusMessage}` : '';
-    say(`${colors.cyan('⧗')} task ${LABELS[task.status] ?? task.status}${colors.dim(message)}`);
+    const message = task.statusMessage ? ` — ${inertLine(task.statusMessage)}` : '';
+    say(`${colors.cyan('⧗')} task ${LABELS[task.status] ?? inertLine(task.status)}${colors.dim(message)}`);
   };
 
   /** The task being followed, if the call became one. */

@@ -5,6 +5,7 @@
  */
 
 import picocolors from 'picocolors';
+import { inertLine } from './inert-text.js';
 
 /** Colours only on a terminal, never with NO_COLOR (FORCE_COLOR forces them). */
 function wantsColor(stream: NodeJS.WriteStream): boolean {
@@ -41,5 +42,5 @@ export function promptContext(signal?: AbortSignal): { input: NodeJS.ReadableStr
 
 /** Who is asking, for the line above a question. */
 export function askerName(server: { name: string; title?: string } | undefined): string {
-  return server?.title ?? server?.name ?? 'The server';
+  return inertLine(server?.title ?? server?.name ?? 'The server');
 }

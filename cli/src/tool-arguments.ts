@@ -120,3 +120,26 @@ export function sampleArguments(inputSchema: unknown): string {
   }
   return parts.join(' ');
 }
+
+/** Names a schema's properties, and which of them are required. */
+function propertiesOf(inputSchema: unknown): { names: string[]; required: string[]; open: boolean } {
+  if (!isObject(inputSchema) || !isObject(inputSchema.properties)) return { names: [], required: [], open: true };
+  const names = Object.keys(inputSchema.properties);
+  const required = Array.isArray(inputSchema.required) ? inputSchema.required.filter((r): r is string => typeof r === 'string') : [];
+  // Other names are meant only where the schema says so (additionalProperties or patternProperties).
+  const extra = inputSchema.additionalProperties;
+  const open = (extra !== undefined && extra !== false) || isObject(inputSchema.patternProperties);
+  return { names, required, open };
+}
+
+/** The arguments a tool's schema does not name (none when it allows other names). */
+export function unknownArguments(args: Json, inputSchema: unknown): string[] {
+  const { names, open } = propertiesOf(inputSchema);
+  if (open) return [];
+  return Object.keys(args).filter((key) => !names.includes(key));
+}
+
+/** The required arguments not given. */
+export function missingArguments(args: Json, inputSchema: unknown): string[] {
+  return propertiesOf(inputSchema).required.filter((name) => !Object.hasOwn(args, name));
+}

@@ -6,12 +6,14 @@
  * copy of the stream, so the client reads its own undisturbed).
  */
 
+import { inertJson, inertLine } from './inert-text.js';
+
 /** The trace line of a JSON text (compacted, so one message is one line). */
 function line(arrow: '→' | '←', text: string): string {
   try {
-    return `${arrow} ${JSON.stringify(JSON.parse(text))}`;
+    return `${arrow} ${inertJson(JSON.parse(text))}`;
   } catch {
-    return `${arrow} ${text}`;
+    return `${arrow} ${inertLine(text)}`;
   }
 }
 

@@ -32,6 +32,7 @@ import { Deadline } from './deadline.js';
 import { ClientError, ProtocolViolationError, RequestTimeoutError, ResponseTooLargeError, TransportError } from './errors.js';
 import { EVENT_STREAM, mediaType } from './media-type.js';
 import { pause } from './pause.js';
+import { reachFailure } from './reach-failure.js';
 import { fetchWithinOrigin } from './redirects.js';
 import type { ClientTransport, ServerRequestHandler, TransportRequestOptions } from './transport.js';
 
@@ -204,8 +205,7 @@ export class HttpClientTransport implements ClientTransport {
       return response;
     } catch (error) {
       if (signal.aborted || error instanceof AuthorizationError || error instanceof ClientError) throw error;
-      // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND…) is in its cause.
-      throw new TransportError(`Could not reach ${this.url}: ${reachFailure(error)}`, undefined, undefined, { cause: error });
+      throw new TransportError(`Could not reach ${this.url}: ${reachFailure(this.url, error)}`, undefined, undefined, { cause: error });
     }
   }
 
@@ -263,7 +263,7 @@ export class HttpClientTransport implements ClientTransport {
         const read = this.readStream(res, message.id, options, controller.signal);
         return elsewhere ? await Promise.race([read, elsewhere]) : await read;
       }
-      return this.responseIn(await readBodyText(res, this.maxResponseBytes, this.url), res.status, message.id);
+      return this.responseIn(await readBodyText(res, this.maxResponseBytes, this.url), res.status, res.headers.get('content-type'), message.id);
     } catch (error) {
       if (controller.timedOut) throw timedOut(message, deadline);
       // Aborted by the caller: their reason, not whatever the interrupted read made of it.
@@ -278,21 +278,23 @@ export class HttpClientTransport implements ClientTransport {
   }
 
   /** The JSON-RPC response in a JSON body: it must be one, and for this request (the same id, of the same type). */
-  private responseIn(text: string, status: number, id: JsonRpcRequest['id']): JsonRpcResponse {
+  private responseIn(text: string, status: number, contentType: string | null, id: JsonRpcRequest['id']): JsonRpcResponse {
     const kept = text.length > KEPT_BODY_CHARS ? `${text.slice(0, KEPT_BODY_CHARS)}…` : text;
+    // A web page, a 404 page or another API: say so, rather than what the JSON parser made of it.
+    const notMcp = `${this.url} is not an MCP endpoint (HTTP ${status}, ${mediaType(contentType) || 'no content type'})`;
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
     } catch (cause) {
-      if (status >= 200 && status < 300) throw new ProtocolViolationError(`HTTP ${status} from ${this.url} with a body that is not JSON`, kept, { cause });
-      throw new TransportError(`HTTP ${status} from ${this.url} without a JSON-RPC response`, status, kept, { cause });
+      if (status >= 200 && status < 300) throw new ProtocolViolationError(`${notMcp}: the body is not JSON`, kept, { cause });
+      throw new TransportError(notMcp, status, kept, { cause });
     }
     const incoming = classifyMessage(parsed);
     if (incoming.kind !== 'response') {
       if (status >= 200 && status < 300 && parsed !== undefined) {
         throw new ProtocolViolationError(`HTTP ${status} from ${this.url} with JSON that is not a JSON-RPC response`, parsed);
       }
-      throw new TransportError(`HTTP ${status} from ${this.url} without a JSON-RPC response`, status, kept);
+      throw new TransportError(parsed === undefined ? `HTTP ${status} from ${this.url} with an empty body` : notMcp, status, kept);
     }
     if (!answers(incoming.message, id)) {
       throw new ProtocolViolationError(`The server answered request ${JSON.stringify(id)} with the response for ${JSON.stringify(incoming.message.id)}`, incoming.message);
@@ -498,10 +500,4 @@ function answers(response: JsonRpcResponse, id: JsonRpcRequest['id']): boolean {
 
 function timedOut(message: JsonRpcRequest, deadline: Deadline): RequestTimeoutError {
   return new RequestTimeoutError(`${message.method} got no response within ${deadline.totalMs} ms`);
-}
-
-/** Why fetch could not reach the server: the network code (ECONNREFUSED, ENOTFOUND…) when there is one. */
-function reachFailure(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message;
 }

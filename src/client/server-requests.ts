@@ -6,8 +6,10 @@
  */
 
 import { McpError, ErrorCode } from '../protocol/errors.js';
+import { isObject } from '../protocol/guards.js';
 import { INPUT_REQUEST_METHODS, isInputRequest } from '../protocol/input-requests.js';
 import { errorResponse, resultResponse, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
+import { META_INPUT_KEY } from '../protocol/meta.js';
 import { LegacyMethod } from '../protocol/methods.js';
 import type { Implementation } from '../protocol/types.js';
 import type { InputContext, InputHandlers } from './handlers.js';
@@ -19,8 +21,10 @@ export async function answerServerRequest(
   server: Implementation | undefined,
 ): Promise<JsonRpcResponse> {
   const params = request.params ?? {};
+  // A Tessera server names the question (the key it would have at 2026-07-28); others only have the request id.
+  const named = isObject(params._meta) ? params._meta[META_INPUT_KEY] : undefined;
   const context: InputContext = {
-    key: String(request.id),
+    key: typeof named === 'string' && named !== '' ? named : String(request.id),
     method: request.method,
     params,
     round: 0,
@@ -36,6 +40,7 @@ export async function answerServerRequest(
     const answer = await answerInput(handlers, asked, context);
     return answer ? resultResponse(request.id, answer) : errorResponse(request.id, McpError.methodNotFound(request.method));
   } catch (error) {
-    return errorResponse(request.id, error instanceof McpError ? error : new McpError(ErrorCode.InternalError, (error as Error).message));
+    // What went wrong here (a file, a path, a person) stays here: the server learns only that no answer came.
+    return errorResponse(request.id, error instanceof McpError ? error : new McpError(ErrorCode.InternalError, 'The client could not answer this request'));
   }
 }

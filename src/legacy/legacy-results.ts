@@ -7,6 +7,7 @@
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/guards.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
+import { Method } from '../protocol/methods.js';
 import type { Result } from '../protocol/types.js';
 import { ResourceNotFoundError } from '../server/resources.js';
 
@@ -21,7 +22,19 @@ export function legacyResult(result: Result): Result {
   return rest;
 }
 
-/** Errors as 2025-11-25 has them: resource not found is -32002 there. */
+/** Errors as 2025-11-25 has them: resource not found is -32002 there; -32021 does not exist there (see below). */
 export function legacyError(error: McpError): McpError {
-  return error instanceof ResourceNotFoundError ? new McpError(ErrorCode.ResourceNotFound, error.message, { uri: error.uri }) : error;
+  if (error instanceof ResourceNotFoundError) return new McpError(ErrorCode.ResourceNotFound, error.message, { uri: error.uri });
+  if (error.code === ErrorCode.MissingRequiredClientCapability) return new McpError(ErrorCode.InternalError, error.message, error.data);
+  return error;
+}
+
+/**
+ * A tool that needs a client capability the session's client did not
+ * declare (it asks, and the client cannot answer): 2025-11-25 has no -32021,
+ * so it is a tool error there, which the model (and the person) can read.
+ */
+export function legacyToolRefusal(method: string, error: McpError): Result | undefined {
+  if (method !== Method.ToolsCall || error.code !== ErrorCode.MissingRequiredClientCapability) return undefined;
+  return { content: [{ type: 'text', text: `${error.message}; a client that declares them can run this tool.` }], isError: true };
 }

@@ -19,6 +19,7 @@ import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities, InputRequest, JsonValue, Result } from '../protocol/types.js';
 import { randomUuid } from '../platform/crypto.js';
 import type { LiveSession } from './live-session.js';
+import { META_INPUT_KEY } from '../protocol/meta.js';
 import { InputMethod } from '../protocol/methods.js';
 
 export interface LiveOptions {
@@ -53,16 +54,17 @@ export class LiveInteraction implements Interaction {
   private async askOne(question: Question<unknown>, key: string): Promise<unknown> {
     let asked = question;
     for (let attempt = 1; ; attempt++) {
-      const judged = await judgeAnswer(key, question, await this.send(asked.request), attempt);
+      const judged = await judgeAnswer(key, question, await this.send(asked.request, key), attempt);
       if ('value' in judged) return judged.value;
       asked = judged.again;
     }
   }
 
-  /** Sends one input request to the client (once it is initialized) and returns its raw answer. */
-  async send(request: InputRequest): Promise<Result> {
+  /** Sends one input request to the client (once it is initialized) and returns its raw answer; `key` goes along in `_meta`. */
+  async send(request: InputRequest, key: string): Promise<Result> {
     await this.session.whenInitialized(this.channel.signal, this.options.answerTimeoutMs);
-    const params: Record<string, unknown> = { ...request.params };
+    const meta = isObject(request.params?._meta) ? request.params._meta : {};
+    const params: Record<string, unknown> = { ...request.params, _meta: { ...meta, [META_INPUT_KEY]: key } };
     // 2025-11-25 correlates URL-mode elicitations by an id the server picks.
     if (request.method === InputMethod.Elicit && params.mode === 'url') params.elicitationId = randomUuid();
     const deliver = (message: JsonRpcRequest): void => {
@@ -100,7 +102,7 @@ export class LiveInteraction implements Interaction {
         checked.map(([, request]) => request),
         this.capabilities,
       );
-      const answers = await Promise.all(checked.map(([, request]) => this.send(request)));
+      const answers = await Promise.all(checked.map(([key, request]) => this.send(request, key)));
       this.inputResponses = Object.fromEntries(checked.map(([key], i) => [key, answers[i]]));
       const marked = (result as { [AUTHOR_STATE]?: JsonValue })[AUTHOR_STATE];
       this.state = marked !== undefined ? marked : typeof result.requestState === 'string' ? result.requestState : undefined;

@@ -14,7 +14,7 @@ import { LOGGING_LEVELS, type LoggingLevel, type Result } from '../protocol/type
 import type { ServerHost } from '../server/extension.js';
 import type { RequestMeta } from '../server/request-meta.js';
 import type { EventStore } from '../stores/event-store.js';
-import { legacyError, legacyResult } from './legacy-results.js';
+import { legacyError, legacyResult, legacyToolRefusal } from './legacy-results.js';
 import { LiveInteraction, type LiveOptions } from './live-interaction.js';
 import type { SessionHandle } from './sessions.js';
 import { StreamLog } from './stream-log.js';
@@ -43,7 +43,10 @@ export async function serveInSession(
   } catch (error) {
     // After notifications/cancelled the server should not respond (2025-11-25 cancellation); nothing to log either.
     if (cancel.signal.aborted) return cancelled(request);
-    return { message: errorResponse(request.id, legacyError(host.clientError(error, request.method))), legacy: true };
+    const failure = host.clientError(error, request.method);
+    const refusal = legacyToolRefusal(request.method, failure);
+    if (refusal) return { message: resultResponse(request.id, refusal), legacy: true };
+    return { message: errorResponse(request.id, legacyError(failure)), legacy: true };
   } finally {
     session.live.inFlight.delete(request.id);
   }

@@ -7,8 +7,10 @@
  * from the wire and still enforced on the answer by the original schema.
  */
 
+import { isObject } from '../protocol/guards.js';
 import type { ElicitRequestFormParams } from '../protocol/types.js';
 import { isStandardSchema, resolveSchema, type ResolvedSchema, type SchemaInput } from '../schema/resolve.js';
+import { BoundedCache } from './bounded-cache.js';
 import { canonicalJson } from './digest.js';
 
 export type FormSchema = ElicitRequestFormParams['requestedSchema'];
@@ -115,22 +117,74 @@ export function restrictToForm(jsonSchema: Json, where: string): FormSchema {
   return schema;
 }
 
-const converted = new WeakMap<object, ResolvedForm<unknown>>();
+/** A form by content: for a raw schema with the check of the form as sent; a Standard Schema brings its own. */
+type SharedForm = Omit<ResolvedForm<unknown>, 'resolved'> & { resolved?: ResolvedSchema<unknown> };
 
-/** Resolves a form question's schema once per schema object. */
+/**
+ * What form questions' schemas resolve to, by content: a handler runs again
+ * on every round, and one that writes its schema inline hands in a new object
+ * each time; all of them share one entry, and nothing is kept per object. The
+ * key is the schema's JSON as written, not a sorted one: property order is the
+ * order the form shows its fields in. Bounded in entries and in bytes (what an
+ * entry holds grows with its schema's text); the least recently used go first.
+ */
+export const resolvedForms = new BoundedCache<SharedForm>({ entries: 256, bytes: 2 * 1024 * 1024 });
+
+/**
+ * What an entry weighs: about 5.5 KiB (the form, its texts, the compiled check
+ * and the Ajv instance that check keeps) plus 3 bytes per character of the
+ * schema's JSON, as measured in heap on Node 20 for one field and for forty.
+ */
+const weightOf = (key: string): number => 5632 + 3 * key.length;
+
+/**
+ * Standard Schemas by the object: a Standard Schema tells its JSON Schema only
+ * by converting itself, so the schema the author keeps remembers its form
+ * (weakly: gone with the schema), and the form itself is shared by content.
+ */
+const ofStandardSchema = new WeakMap<object, ResolvedForm<unknown>>();
+
+/** Resolves a form question's schema, once per content. */
 export function resolveForm<T>(input: SchemaInput, where: string): ResolvedForm<T> {
-  const hit = converted.get(input);
-  if (hit) return hit as ResolvedForm<T>;
-  const resolved = resolveSchema<T>(input, 'input', where);
-  const schema = restrictToForm(resolved.jsonSchema, where);
+  // A raw schema's entry has its check (makeForm).
+  if (!isStandardSchema(input)) return formOfContent('raw', input, where) as ResolvedForm<T>;
+  let form = ofStandardSchema.get(input);
+  if (!form) {
+    const resolved = resolveSchema(input, 'input', where);
+    // A Standard Schema keeps its own (richer) validation; only the form it converts to is shared.
+    const shared = formOfContent('standard', resolved.jsonSchema, where);
+    form = { schema: shared.schema, canonical: shared.canonical, resolved };
+    ofStandardSchema.set(input, form);
+  }
+  return form as ResolvedForm<T>;
+}
+
+function formOfContent(source: 'raw' | 'standard', jsonSchema: unknown, where: string): SharedForm {
+  if (!isObject(jsonSchema)) throw new TypeError(`${where}: a form schema must be an object schema with properties`);
+  let text: string;
+  try {
+    text = JSON.stringify(jsonSchema);
+  } catch (error) {
+    throw new TypeError(`${where}: the schema is not JSON (${(error as Error).message})`);
+  }
+  const key = `${source} ${text}`;
+  // Made from a copy of the text: what the entry holds is exactly its key's content, whatever the author's objects become.
+  return resolvedForms.get(key, () => makeForm(source, JSON.parse(text) as Json, where), () => weightOf(key));
+}
+
+function makeForm(source: 'raw' | 'standard', jsonSchema: Json, where: string): SharedForm {
+  // A raw schema is checked as a whole (an invalid one fails here), then validated as sent.
+  if (source === 'raw') resolveSchema(jsonSchema, 'input', where);
+  const schema = restrictToForm(jsonSchema, where);
   // A raw schema goes out as written; the dialect a schema library adds says nothing a form needs.
-  if (isStandardSchema(input)) delete schema.$schema;
-  // A raw schema is validated as sent; a Standard Schema keeps its own (richer) validation.
-  const form: ResolvedForm<T> = {
-    schema,
-    resolved: isStandardSchema(input) ? resolved : resolveSchema<T>(schema, 'input', where),
-    canonical: canonicalJson(schema),
-  };
-  converted.set(input, form as ResolvedForm<unknown>);
-  return form;
+  if (source === 'standard') delete schema.$schema;
+  deepFreeze(schema); // shared by every question of this content: no handler may change another's
+  const canonical = canonicalJson(schema);
+  return source === 'raw' ? { schema, canonical, resolved: resolveSchema(schema, 'input', where) } : { schema, canonical };
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  for (const member of Object.values(value)) deepFreeze(member);
+  Object.freeze(value);
 }

@@ -16,7 +16,7 @@ import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { Method } from '../protocol/methods.js';
 import type { ClientCapabilities, InputRequest, InputRequests, InputRequiredResult, JsonValue, Result } from '../protocol/types.js';
 import type { RedemptionStore } from '../stores/redemption-store.js';
-import { digestOf } from './digest.js';
+import { canonicalJson, digestOf, rememberedDigestOfText } from './digest.js';
 import { flowIdOfOldState, newFlowId } from './flow-id.js';
 import { AUTHOR_STATE } from './interaction.js';
 import { ReplayInteraction, STUCK, type Ledger, type Stuck } from './replay.js';
@@ -28,8 +28,8 @@ export interface InputRoundsOptions {
   /** Where single-use flows record redeemed states. */
   redemptions: RedemptionStore;
   log: (message: string) => void;
-  /** Called before every seal (e.g. to warn once about a per-process key). */
-  beforeSeal?: (() => void) | undefined;
+  /** Called before every seal (e.g. to warn once about a per-process key when another instance could get the retry). */
+  beforeSeal?: ((round: Round) => void) | undefined;
 }
 
 /** The multi round-trip call a round belongs to, as its sealed state carries it. */
@@ -46,6 +46,8 @@ export interface Round {
   readonly request: JsonRpcRequest;
   readonly principal: string;
   readonly interaction: ReplayInteraction;
+  /** Whether the retry may reach another instance (HTTP); over stdio or in process it comes back to this one. */
+  readonly acrossInstances: boolean;
   /** The claims the state is bound to; made when first needed (most first rounds never need them). */
   claims?: Promise<StateClaims>;
   /** This round was answered before (it ran a `ctx.once` step): its answer, to send again without running the handler. */
@@ -104,15 +106,15 @@ export class InputRounds {
    * refuses a state presented twice. A request without state opens at once
    * (no promise): most requests are first rounds, and each await costs.
    */
-  open(request: JsonRpcRequest, principal: string | undefined, capabilities: ClientCapabilities, singleUse: boolean): Round | Promise<Round> {
+  open(request: JsonRpcRequest, principal: string | undefined, capabilities: ClientCapabilities, singleUse: boolean, acrossInstances: boolean): Round | Promise<Round> {
     const params = request.params ?? {};
     let inputResponses: Record<string, unknown> = {};
     if (params.inputResponses !== undefined) {
       if (!isObject(params.inputResponses)) throw McpError.invalidParams('Invalid params: inputResponses must be an object');
       inputResponses = params.inputResponses;
     }
-    if (params.requestState === undefined) return { request, principal: principal ?? '', interaction: new ReplayInteraction({}, inputResponses, capabilities) };
-    return this.openState(request, principal, inputResponses, capabilities, singleUse);
+    if (params.requestState === undefined) return { request, principal: principal ?? '', interaction: new ReplayInteraction({}, inputResponses, capabilities), acrossInstances };
+    return this.openState(request, principal, inputResponses, capabilities, singleUse, acrossInstances);
   }
 
   private async openState(
@@ -121,6 +123,7 @@ export class InputRounds {
     inputResponses: Record<string, unknown>,
     capabilities: ClientCapabilities,
     singleUse: boolean,
+    acrossInstances: boolean,
   ): Promise<Round> {
     const bound = this.claims(request, principal ?? '');
     const claims = await bound;
@@ -138,10 +141,17 @@ export class InputRounds {
     let state: { id: string; expiresAt: number } | undefined;
     if (!singleUse) {
       const replayed = await this.options.redemptions.savedResult?.(opened.state.id);
-      if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), claims: bound, replayed, flow };
+      if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), acrossInstances, claims: bound, replayed, flow };
       state = opened.state;
     }
-    const round: Round = { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities, state && (() => this.claimRound(round, state!))), claims: bound, flow };
+    const round: Round = {
+      request,
+      principal: principal ?? '',
+      interaction: new ReplayInteraction(ledger, inputResponses, capabilities, state && (() => this.claimRound(round, state!))),
+      acrossInstances,
+      claims: bound,
+      flow,
+    };
     return round;
   }
 
@@ -195,7 +205,8 @@ export class InputRounds {
           throw new TypeError(`inputRequests.${key} must be an elicitation/create, sampling/createMessage or roots/list request`);
         }
         checked[key] = entry;
-        pending[key] = await digestOf(entry);
+        // A handler that asks by hand returns the same questions every round: each is hashed once.
+        pending[key] = await rememberedDigestOfText(canonicalJson(entry));
       }
       requireCapabilities(Object.values(checked), round.interaction.capabilities);
     }
@@ -210,7 +221,7 @@ export class InputRounds {
   }
 
   private async seal(round: Round, ledger: Ledger): Promise<string> {
-    this.options.beforeSeal?.();
+    this.options.beforeSeal?.(round);
     // The flow starts with its first sealed state; every later state carries the same id.
     round.flow ??= { id: newFlowId(), round: 1 };
     ledger.f = round.link === undefined ? [round.flow.id, round.flow.round] : [round.flow.id, round.flow.round, round.link];

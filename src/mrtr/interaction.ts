@@ -22,10 +22,11 @@ export interface Interaction {
 /** Hand-made input-required results carry the author's state under this key until it is sealed. */
 export const AUTHOR_STATE: unique symbol = Symbol('tessera.authorState');
 
-export interface ManualInputRequired {
+/** An input-required result built by hand; `State` is what the handler keeps (JSON), typed as its context's `state`. */
+export interface ManualInputRequired<State = JsonValue> {
   inputRequests?: InputRequests;
   /** Any JSON value; sealed into requestState and given back as `ctx.state` on the retry. */
-  state?: JsonValue;
+  state?: State;
 }
 
 export function isQuestion(value: unknown): value is Question<unknown> {

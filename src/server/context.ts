@@ -22,8 +22,13 @@ export interface ProgressUpdate {
   message?: string;
 }
 
-/** What every handler context has, whatever extensions the server has. */
-export interface CoreContext {
+/**
+ * What every handler context has, whatever extensions the server has.
+ * `State` types what the handler keeps between rounds (`inputRequired({ state })`
+ * and `ctx.state`): a handler declares it on its `ctx` parameter,
+ * `(args, ctx: RequestContext<WizardState>) => …`. It must be JSON.
+ */
+export interface CoreContext<State = JsonValue> {
   readonly method: string;
   readonly requestId: RequestId;
   readonly protocolVersion: string;
@@ -75,8 +80,12 @@ export interface CoreContext {
    * on later rounds returns the stored result (as JSON) without running it.
    */
   once<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
-  /** What this flow's previous round kept with `inputRequired({ state })`; undefined on the first round. */
-  readonly state: JsonValue | undefined;
+  /**
+   * What this flow's previous round kept with `inputRequired({ state })`;
+   * undefined on the first round. Sealed: only this server could have written
+   * it, for this handler, so it has the type the handler gave it.
+   */
+  readonly state: State | undefined;
   /** The answers this retry carried, by key, as sent (for hand-written flows). */
   readonly inputResponses: Readonly<Record<string, unknown>>;
   /**
@@ -84,7 +93,7 @@ export interface CoreContext {
    * requests) and/or state to keep. Return it from the handler; the state is
    * sealed like any other. State alone means "retry now".
    */
-  inputRequired(options: ManualInputRequired): InputRequiredResult;
+  inputRequired(options: ManualInputRequired<State>): InputRequiredResult;
 }
 
 /**
@@ -95,7 +104,7 @@ export interface CoreContext {
 export interface ContextExtensions {}
 
 /** What a handler sees of its request: the core's context and every extension's members. */
-export interface RequestContext extends CoreContext, ContextExtensions {}
+export interface RequestContext<State = JsonValue> extends CoreContext<State>, ContextExtensions {}
 
 const NOT_INTERACTIVE =
   'ctx.ask, ctx.once and ctx.inputRequired work only in tools/call, resources/read and prompts/get handlers';

@@ -17,8 +17,9 @@ export function inputRoundsFor(options: StateOptions, serverName: string, logger
     redemptions: options.redemptions ?? new MemoryRedemptionStore(options.clock),
     log: (message) => logger.warn(message),
     beforeSeal: keys.ephemeral
-      ? () => {
-          if (warnedEphemeralKey) return;
+      ? (round) => {
+          // Over stdio or in process the retry comes back to this process, whose own key opens it.
+          if (warnedEphemeralKey || !round.acrossInstances) return;
           warnedEphemeralKey = true;
           logger.warn(
             'WARNING: no requestState key is configured, so this process made its own. Other instances cannot open ' +

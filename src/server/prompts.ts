@@ -4,7 +4,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { AskKind } from '../protocol/capabilities.js';
 import { checkScopeNames } from '../protocol/authorization.js';
 import { McpError } from '../protocol/errors.js';
-import type { GetPromptResult, Icon, InputRequiredResult, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
+import type { GetPromptResult, Icon, InputRequiredResult, JsonValue, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
 import type { Completer } from './completion.js';
 import type { RequestContext } from './context.js';
 import { paginate } from './pagination.js';
@@ -32,7 +32,8 @@ export interface PromptDefinition<A extends PromptArguments | undefined = undefi
   scopes?: readonly string[];
 }
 
-export type PromptHandler<A> = (args: PromptArgsOf<A>, ctx: RequestContext) => PromptReturn | Promise<PromptReturn>;
+/** A prompt's handler; `State` types what it keeps between rounds (`ctx.state`, see RequestContext). */
+export type PromptHandler<A, State = JsonValue> = (args: PromptArgsOf<A>, ctx: RequestContext<State>) => PromptReturn | Promise<PromptReturn>;
 
 interface RegisteredPrompt {
   descriptor: Prompt;

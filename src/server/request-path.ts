@@ -51,7 +51,8 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
     // 3. For the three methods that may ask: open the retry before any handler code runs
     //    (inputResponses, requestState sealed and bound to this caller and request, single use) (mrtr/input-rounds.ts).
     if (INPUT_REQUIRED_METHODS.has(request.method)) {
-      const opening = core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(request));
+      // Only a request that came over HTTP (it has headers) may see its retry go to another instance.
+      const opening = core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(request), channel.header !== undefined);
       round = opening instanceof Promise ? await opening : opening;
       observed.opened(round);
       // A replay of a round that ran a ctx.once step gets the answer that round gave, without running it again.

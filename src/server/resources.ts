@@ -10,6 +10,7 @@ import type {
   CacheHints,
   Icon,
   InputRequiredResult,
+  JsonValue,
   ReadResourceResult,
   Resource,
   ResourceContents,
@@ -58,11 +59,13 @@ export interface ResourceTemplateDefinition {
   scopes?: readonly string[];
 }
 
-export type ResourceHandler = (uri: string, ctx: RequestContext) => ResourceReturn | Promise<ResourceReturn>;
-export type TemplateHandler = (
+/** A resource's handler; `State` types what it keeps between rounds (`ctx.state`, see RequestContext). */
+export type ResourceHandler<State = JsonValue> = (uri: string, ctx: RequestContext<State>) => ResourceReturn | Promise<ResourceReturn>;
+/** A template's handler, with the variables its URI matched; `State` as for ResourceHandler. */
+export type TemplateHandler<State = JsonValue> = (
   uri: string,
   variables: Record<string, string>,
-  ctx: RequestContext,
+  ctx: RequestContext<State>,
 ) => ResourceReturn | Promise<ResourceReturn>;
 
 interface StaticEntry {

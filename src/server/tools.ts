@@ -7,7 +7,7 @@ import { collectHeaderParams, type HeaderParam } from '../protocol/header-values
 import { isObject } from '../protocol/guards.js';
 import type { AskKind } from '../protocol/capabilities.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
-import type { CallToolResult, Icon, InputRequiredResult, Tool, ToolAnnotations } from '../protocol/types.js';
+import type { CallToolResult, Icon, InputRequiredResult, JsonValue, Tool, ToolAnnotations } from '../protocol/types.js';
 import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput, type Validation } from '../schema/resolve.js';
 import type { RequestContext } from './context.js';
 import { paginate } from './pagination.js';
@@ -46,7 +46,8 @@ export type TakeHandOff = (handOff: ToolHandOff, call: ToolCall) => Promise<Resu
 /** Which tools are not there for the client of one request (an extension's `hidesTool`). */
 export type HiddenTools = (definition: ToolDefinition<SchemaInput | undefined>) => boolean;
 
-export type ToolHandler<S> = (args: ArgsOf<S>, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
+/** A tool's handler; `State` types what it keeps between rounds (`ctx.state`, see RequestContext). */
+export type ToolHandler<S, State = JsonValue> = (args: ArgsOf<S>, ctx: RequestContext<State>) => ToolReturn | Promise<ToolReturn>;
 
 export interface ToolDefinition<S extends SchemaInput | undefined = undefined> {
   title?: string;

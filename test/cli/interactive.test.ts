@@ -176,9 +176,10 @@ describe('URL and sampling questions of the example server', () => {
     const session = new TerminalSession(['call', example.url, 'connect_calendar']);
     try {
       await session.waitFor('Sign in to Example Calendar [sign_in_1]');
+      // The domain comes first, on its own line: nothing in the URL after it can hide it.
+      await session.waitFor('Domain: 127.0.0.1');
       await session.waitFor('Open this URL in your browser: http://127.0.0.1:');
       await session.waitFor('/sign-in?flow=');
-      await session.waitFor('Domain: 127.0.0.1');
       await session.waitFor('Nothing is opened for you');
       await session.waitFor('Cancel');
       session.type(KEY.down + KEY.enter); // decline

@@ -158,7 +158,7 @@ describe('through the client', () => {
     expect(http.requests).toHaveLength(1);
   });
 
-  it('a 2025-era server asking over stdio gets an error, not the invalid answer', async () => {
+  it('a 2025-era server asking over stdio gets an error, not the invalid answer, and nothing of why (that stays local)', async () => {
     const link = scriptedLink((message, peer) => {
       if (message.method === 'initialize') {
         peer.result(message, { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'old', version: '1' } });
@@ -170,7 +170,9 @@ describe('through the client', () => {
     void client.callTool('t', {}, { timeoutMs: 5000 }).catch(() => undefined);
     const answer = await link.waitFor('the answer to roots/list', (m) => m.id === 'ask-1');
     expect(answer.result).toBeUndefined();
-    expect(answer.error.message).toContain('file://');
+    expect(answer.error.code).toBe(-32603);
+    expect(answer.error.message).not.toContain('example.com');
+    expect(answer.error.message).not.toContain('file://');
     await client.close();
     link.close();
   });

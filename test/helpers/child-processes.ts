@@ -47,9 +47,28 @@ export function stopPid(pid: number | null | undefined): void {
   }
 }
 
-/** Stops every tracked child that is still running (afterAll). */
+const groups = new Set<number>();
+
+/** Remembers a child started with `detached: true` (its own process group: a shell, npm and what they start), so that `stopAll` stops all of it. */
+export function trackGroup(pid: number | null | undefined): void {
+  if (pid !== null && pid !== undefined) groups.add(pid);
+}
+
+/** Stops a process group started with `detached: true`: the child and everything it started. */
+export function stopGroup(pid: number | null | undefined): void {
+  if (pid === null || pid === undefined) return;
+  groups.delete(pid);
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Stops every tracked child and process group that is still running (afterAll). */
 export function stopAll(): void {
   for (const pid of [...running]) stopPid(pid);
+  for (const pid of [...groups]) stopGroup(pid);
 }
 
 export interface HttpFixture {

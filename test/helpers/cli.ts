@@ -121,8 +121,13 @@ export class TerminalSession {
   private cursor = 0;
   readonly exited: Promise<number>;
 
-  constructor(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
-    this.term = spawnPty(process.execPath, [cliPath(), ...args], {
+  /**
+   * `tessera <args>` from this repository's build, or with `shell`, a command line
+   * run by bash exactly as a person would type it (e.g. `npx tessera call …`).
+   */
+  constructor(args: string[], options: { env?: Record<string, string>; cwd?: string; shell?: string } = {}) {
+    const [file, argv] = options.shell === undefined ? [process.execPath, [cliPath(), ...args]] : ['bash', ['-c', options.shell]];
+    this.term = spawnPty(file, argv, {
       name: 'xterm-color',
       cols: 120,
       rows: 40,
@@ -135,6 +140,11 @@ export class TerminalSession {
       forgetPid(this.term.pid);
       resolve(exitCode);
     }));
+  }
+
+  /** Everything written to the terminal so far, escape sequences and all. */
+  get rawOutput(): string {
+    return this.raw;
   }
 
   /** Everything shown so far, without colours or cursor movements. */

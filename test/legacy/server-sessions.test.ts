@@ -71,6 +71,10 @@ function buildServer(options: McpServerOptions = {}): McpServer {
   });
   server.resource({ uri: WATCHED, name: 'watched config', mimeType: 'application/json' }, () => '{"v":1}');
   server.prompt('greeting', { description: 'A greeting' }, () => 'Hello there');
+  server.prompt('ask-tone', { description: 'Asks for a tone first' }, async (_args, ctx) => {
+    const answer = await ctx.ask(ask.form('Which tone?', z.object({ tone: z.string() })));
+    return answer.action === 'accept' ? `Write in a ${answer.content.tone} tone.` : 'Write plainly.';
+  });
   return server;
 }
 
@@ -447,17 +451,27 @@ describe('2025-11-25 sessions on the dual-era server (HTTP)', () => {
       call.assertValid();
     });
 
-    it('an ask the session did not declare the capability for fails with -32021 and requiredCapabilities, and sends no request', async () => {
+    it('a tool that asks what the session did not declare is a tool error naming the capability (2025-11-25 has no -32021), and sends no request', async () => {
       const { sessionId } = await legacyInitialize(url, { capabilities: {} });
       const call = await openToolCall(url, sessionId, 'ask-name');
       streams.push(call);
       const response = await call.nextMatching('the tools/call response', isResponse);
       expect(call.status).toBe(200);
       expect(call.messages.filter(isRequestFromServer)).toEqual([]);
-      const error = response.error as Json;
-      expect(error.code).toBe(-32021);
-      expect((error.data as Json).requiredCapabilities).toMatchObject({ elicitation: {} });
+      expect(response.error).toBeUndefined();
+      const result = response.result as Json;
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toContain('elicitation');
+      expect(JSON.stringify(response)).not.toContain('-32021');
       call.assertValid();
+    });
+
+    it('a prompt that asks what the session did not declare is -32603 naming the capability (2025-11-25 has no -32021)', async () => {
+      const { sessionId } = await legacyInitialize(url, { capabilities: {} });
+      const reply = await sessionRequest(url, sessionId, 'prompts/get', { name: 'ask-tone' });
+      const error = reply.response!.error as Json;
+      expect(error.code).toBe(-32603);
+      expect(error.message).toContain('elicitation');
     });
 
     it('a hand-written input-required flow (questions, then state only) is fulfilled with real requests and run again in process', async () => {

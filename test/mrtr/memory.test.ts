@@ -8,39 +8,16 @@
  * In-process through the server's RequestHandler seam, to keep 10,000 flows fast.
  */
 
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ask, generateStateKey, McpServer, MemoryRedemptionStore } from '../../src/index.js';
+import { settledHeap, turn } from '../helpers/collector.js';
 import { call } from '../helpers/in-process.js';
 import { meta } from '../helpers/http.js';
 import { recordingLogger } from '../helpers/recording-logger.js';
 
 /** Retained growth allowed between 1,000 and 10,000 abandoned flows: far below what 9,000 retained flows would cost. */
 const NOISE_BYTES = 2 * 1024 * 1024;
-
-/** A real collector: the test process's own, or one unlocked at run time (vitest workers start without --expose-gc). */
-function collector(): () => void {
-  const existing = (globalThis as { gc?: () => void }).gc;
-  if (typeof existing === 'function') return existing;
-  v8.setFlagsFromString('--expose-gc');
-  const gc = vm.runInNewContext('gc') as unknown;
-  if (typeof gc !== 'function') throw new Error('Cannot force garbage collection in this process');
-  return gc as () => void;
-}
-const gc = collector();
-
-const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** Heap in use after full collections, with pending jobs (finalizers, immediates) let run in between. */
-async function settledHeap(): Promise<number> {
-  for (let i = 0; i < 4; i++) {
-    gc();
-    await turn();
-  }
-  return v8.getHeapStatistics().used_heap_size;
-}
 
 const CAPS = meta({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } });
 const confirm = z.object({ ok: z.boolean() });

@@ -94,4 +94,31 @@ describe('a TypeScript project using the built package', () => {
     ].join('\n');
     expect(compile('frameworks', code, ['node'])).toBe('');
   }, 60_000);
+
+  it('types what a handler keeps between rounds (RequestContext<State>), and answers built in branches (ElicitResult from /client)', () => {
+    const code = [
+      "import { McpServer, type RequestContext } from 'tessera-mcp';",
+      "import { Client, type ElicitResult } from 'tessera-mcp/client';",
+      'interface Progress { step: 2 | 3; plan: string[] }',
+      "const server = new McpServer({ name: 'x', version: '1.0.0' });",
+      "server.tool('wizard', { description: 'd' }, async (_args, ctx: RequestContext<Progress>) => {",
+      '  const state = ctx.state;',
+      "  if (state === undefined) return ctx.inputRequired({ state: { step: 2, plan: ['a'] } });",
+      '  const plan: string[] = state.plan;',
+      "  return plan.join(',');",
+      '});',
+      "server.prompt('p', { description: 'd' }, (_args, ctx: RequestContext<{ tone: string }>) => ctx.state?.tone ?? 'plain');",
+      "server.resource({ uri: 'a://b', name: 'b' }, (_uri, ctx: RequestContext<number>) => String(ctx.state ?? 0));",
+      "const client = new Client({ name: 'c', version: '1.0.0' }, { elicitation: { form: async (params) => {",
+      "  const declined: ElicitResult = { action: 'decline' };",
+      "  if (params.message === '') return declined;",
+      "  return { action: 'accept', content: { ok: true } };",
+      '} } });',
+      'export { client };',
+    ].join('\n');
+    expect(compile('typed-state', code, [])).toBe('');
+    // And the state's type is held to: a step the type does not allow is a compile error.
+    const wrong = code.replace('step: 2, plan', 'step: 7, plan');
+    expect(compile('typed-state-wrong', wrong, [])).toContain('typed-state-wrong.ts');
+  }, 60_000);
 });

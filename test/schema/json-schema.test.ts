@@ -7,6 +7,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { fromJsonSchema, type JsonSchemaEngine } from '../../src/schema/json-schema.js';
+import { stillAlive } from '../helpers/collector.js';
 
 const order = {
   type: 'object',
@@ -46,6 +47,18 @@ describe.each<JsonSchemaEngine>(['compiled', 'interpreted'])('the %s engine', (e
     const draft7 = fromJsonSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'number', exclusiveMinimum: 0 } } }, 'tool n', engine);
     expect((await draft7.validate({ n: 1 })).ok).toBe(true);
     expect((await draft7.validate({ n: 0 })).ok).toBe(false);
+  });
+
+  it('keeps nothing of a schema once its check is gone (a schema made per request, or per server, is not kept by the engine)', async () => {
+    // In a function of its own: a suspended async function may keep its last iteration's values in its frame.
+    const makeAndUse = (i: number): WeakRef<object> => {
+      // An $id as well: the same one on every object, as a schema written inline carries it.
+      const schema = { $id: 'https://example.com/schemas/made-each-time', type: 'object', properties: { n: { type: 'integer', minimum: i } } };
+      expect(fromJsonSchema(schema, `tool ${i}`, engine).validate({ n: i })).toEqual({ ok: true, value: { n: i } });
+      return new WeakRef(schema);
+    };
+    const made = Array.from({ length: 300 }, (_, i) => makeAndUse(i));
+    expect(await stillAlive(made)).toBe(0);
   });
 
   it('refuses another dialect, and a $ref to a network URI, at registration', () => {
