@@ -6,9 +6,10 @@ const src = fileURLToPath(new URL('./src/', import.meta.url));
 export default defineConfig({
   resolve: {
     // Examples, fixtures and the CLI import the package by name; tests run them from source.
-    // Each entry point `tessera-mcp/<name>` is the file src/<name>.ts (as in package.json "exports").
+    // Each entry point `tessera-mcp/<name>` is the file src/<name>.ts (as in package.json "exports"; `skills/node` is src/skills-node.ts).
     alias: [
       { find: /^tessera-mcp$/, replacement: `${src}index.ts` },
+      { find: /^tessera-mcp\/skills\/node$/, replacement: `${src}skills-node.ts` },
       { find: /^tessera-mcp\/(.+)$/, replacement: `${src}$1.ts` },
     ],
   },

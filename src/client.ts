@@ -73,6 +73,7 @@ export {
   InputFlowError,
   ResponseTooLargeError,
   TaskError,
+  ServerCancelledError,
   type InputFlowStop,
   type TaskStop,
 } from './client/errors.js';
@@ -85,6 +86,7 @@ export { jwtBearer, type JwtBearerOptions } from './auth/client/jwt-bearer-grant
 export { identityAssertion, type IdentityAssertionOptions } from './auth/client/identity-assertion-grant.js';
 export type { Grant, GrantContext } from './auth/client/grant.js';
 export type { HttpOptions } from './auth/client/http.js';
+export type { HostResolver } from './auth/client/guarded-fetch.js';
 export type { PreRegisteredClient, ClientMetadata } from './auth/client/client-identity.js';
 export { MemoryTokenStore, type TokenStore, type StoredAuthorization, type StoredTokens, type RegisteredClient } from './auth/client/token-store.js';
 export { canonicalResource } from './auth/client/resource-metadata.js';

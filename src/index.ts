@@ -15,7 +15,7 @@ export type { LegacyOptions } from './legacy/era.js';
 export type { SessionLimits } from './legacy/sessions.js';
 export { McpServer, type McpServerOptions } from './mcp-server.js';
 export type { Extension } from './server/extension.js';
-export type { TaskContext, TaskOptions, TaskWork, TaskReturn } from './tasks/task-work.js';
+export type { TaskContext, TaskOptions, TaskWork, TaskReturn, TaskStep, TaskTool } from './tasks/task-work.js';
 export type { TasksOptions } from './tasks/extension.js';
 export type { RequestContext, CoreContext, ContextExtensions, ProgressUpdate } from './server/context.js';
 export { toolError, type ToolDefinition, type ToolHandler, type ToolReturn, type ToolResult, type ToolHandOff, type ArgsOf } from './server/tools.js';
@@ -56,7 +56,20 @@ export { ask, type Question, type QuestionOptions, type FormAnswer, type UrlAnsw
 export type { QuestionMap, AnswersOf, ManualInputRequired } from './mrtr/interaction.js';
 export { KeyRing, generateStateKey, STATE_KEYS_ENV, type StateKey } from './mrtr/keyring.js';
 export { MemoryRedemptionStore, type RedemptionStore } from './stores/redemption-store.js';
-export { MemoryTaskStore, type TaskStore, type TaskCreation, type TaskData, type TaskStatus, type TaskPatch, type TaskEvent, type MemoryTaskStoreOptions } from './stores/task-store.js';
+export {
+  MemoryTaskStore,
+  type TaskStore,
+  type TaskCreation,
+  type TaskData,
+  type TaskStatus,
+  type TaskPatch,
+  type TaskEvent,
+  type TaskCall,
+  type TaskLeases,
+  type TaskCheckpoint,
+  type TaskCheckpoints,
+  type MemoryTaskStoreOptions,
+} from './stores/task-store.js';
 export { MemorySessionStore, type SessionStore, type SessionCreation, type SessionData, type SessionPatch, type MemorySessionStoreOptions } from './stores/session-store.js';
 export { MemoryChangeBus, type ChangeBus, type Change, type ChangeList } from './stores/change-bus.js';
 export { MemorySessionBus, type SessionBus, type SessionEvent } from './stores/session-bus.js';

@@ -1,7 +1,8 @@
 /**
  * The server Tessera exports: the 2026-07-28 core (server/), composed with
- * the 2025-11-25 era on the same URL and over stdio (legacy/) and the Tasks
- * extension (tasks/). Registration goes to the core; transports talk to the
+ * the 2025-11-25 era on the same URL and over stdio (legacy/), the Tasks
+ * extension (tasks/) and those the `extensions` option brings (each from its
+ * own entry point). Registration goes to the core; transports talk to the
  * request path (server/request-path.ts).
  */
 
@@ -28,7 +29,7 @@ export interface McpServerOptions extends ServerOptions {
   legacy?: LegacyOptions | false;
   /** The Tasks extension: how long task records live, how often clients should poll, where tasks are kept. */
   tasks?: TasksOptions;
-  /** More extensions, each from its own entry point: `apps()` from `tessera-mcp/apps` (MCP Apps). */
+  /** More extensions, each from its own entry point: `skills(library)` from `tessera-mcp/skills`, `apps()` from `tessera-mcp/apps`. */
   extensions?: readonly Extension[];
 }
 

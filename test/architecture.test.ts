@@ -36,7 +36,7 @@ describe('the layers of src/', () => {
   it('reads the whole tree (every layer has files, and imports were found)', () => {
     const layers = new Set([...graph.keys()].map((f) => f.split('/')[0]));
     for (const layer of ['protocol', 'transport', 'mrtr', 'server', 'client', 'legacy', 'tasks', 'schema', 'stores', 'platform']) expect(layers).toContain(layer);
-    for (const layer of ['auth/client', 'auth/server', 'apps', 'apps/server', 'apps/host']) expect([...graph.keys()].map(layerOf)).toContain(layer);
+    for (const layer of ['auth/client', 'auth/server', 'skills', 'skills/client', 'skills/server', 'apps', 'apps/server', 'apps/host']) expect([...graph.keys()].map(layerOf)).toContain(layer);
     expect([...graph.values()].reduce((n, targets) => n + targets.length, 0)).toBeGreaterThan(100);
   });
 
@@ -107,15 +107,23 @@ describe('the checker', () => {
     ['apps/server/register-app.ts', 'apps/host/app-view.ts', 'apps/server may import only protocol, schema, server, apps'],
     ['apps/host/app-view.ts', 'server/tools.ts', 'apps/host may import only protocol, client, apps'],
     ['apps/csp.ts', 'server/tools.ts', 'apps may import only protocol'],
+    ['server/core.ts', 'apps/server/extension.ts', 'server never imports apps/server'],
+    ['server/core.ts', 'skills/server/skills-extension.ts', 'server never imports skills/server'],
+    ['client/client.ts', 'skills/client/skills-client.ts', 'client never imports skills/client'],
+    ['skills/server/skill-library.ts', 'client/client.ts', 'skills/server may import only skills, protocol, platform, server'],
+    ['skills/client/skills-client.ts', 'server/core.ts', 'skills/client may import only skills, protocol, platform, client'],
+    ['skills/frontmatter.ts', 'server/core.ts', 'skills may import only protocol, platform'],
   ])('flags %s importing %s (%s)', (from, to, rule) => {
     const problems = layerViolations(graphOf({ [from]: [to], [to]: [] }));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain(rule);
   });
 
-  it('tells the two halves of auth apart, and everything else by its first folder', () => {
+  it('tells the two halves of auth and of skills apart, and everything else by its first folder', () => {
     expect(layerOf('auth/server/scopes.ts')).toBe('auth/server');
     expect(layerOf('auth/client/dpop.ts')).toBe('auth/client');
+    expect(layerOf('skills/server/skill-library.ts')).toBe('skills/server');
+    expect(layerOf('skills/wire.ts')).toBe('skills');
     expect(layerOf('apps/host/app-view.ts')).toBe('apps/host');
     expect(layerOf('apps/csp.ts')).toBe('apps');
     expect(layerOf('transport/http/core.ts')).toBe('transport');

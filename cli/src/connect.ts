@@ -7,7 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 // The client alone, not the package index: `tessera call` need not load the server side (schemas, Ajv).
-import { AuthorizationError, Client, ClientError, TransportError, type InputHandlers } from 'tessera-mcp/client';
+import { AuthorizationError, Client, ClientError, TransportError, type ClientOptions, type InputHandlers, type LoggingLevel } from 'tessera-mcp/client';
 import { StdioClientTransport } from 'tessera-mcp/stdio';
 import { CliError, UsageError } from './errors.js';
 import { createSignIn, describeAuthorizationError, type SignInOptions } from './sign-in.js';
@@ -25,6 +25,10 @@ export interface ConnectOptions {
   signIn?: SignInOptions;
   /** Every JSON-RPC message sent and received on stderr (HTTP targets). */
   trace?: boolean;
+  /** The level to ask the server's log messages at (`--log-level`); none: ask for nothing. */
+  logLevel?: LoggingLevel;
+  /** Where the server's log messages go. */
+  onLog?: ClientOptions['onLog'];
 }
 
 /** What --era takes: the revisions by date, or the client's names for them. */
@@ -79,6 +83,8 @@ export async function connectClient(target: Target, handlers: InputHandlers, opt
       flowTimeoutMs: Math.max(timeoutMs, 60 * 60_000),
       maxRounds: 25,
       warn: (message) => process.stderr.write(`tessera: ${message}\n`),
+      ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+      ...(options.onLog === undefined ? {} : { onLog: options.onLog }),
     },
   );
   const headers = parseHeaders(options.headers ?? []);

@@ -10,15 +10,16 @@
  */
 
 import { pathToFileURL } from 'node:url';
-import type {
-  CreateMessageRequestParams,
-  CreateMessageResult,
-  ElicitRequestFormParams,
-  ElicitRequestUrlParams,
-  ElicitResult,
-  InputContext,
-  InputHandlers,
-  Root,
+import {
+  ServerCancelledError,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type ElicitRequestFormParams,
+  type ElicitRequestUrlParams,
+  type ElicitResult,
+  type InputContext,
+  type InputHandlers,
+  type Root,
 } from 'tessera-mcp/client';
 // The terminal question modules (and the prompt library) load only when a person is asked.
 import { runSamplingCommand } from './ask-sampling-command.js';
@@ -26,7 +27,8 @@ import type { AnswersFile } from './answers-file.js';
 import { CliError, InterruptedError, MissingAnswerError, UsageError } from './errors.js';
 import { checkContent, exampleContent, readFormFields } from './form-fields.js';
 import type { ProgressBar } from './progress-bar.js';
-import { canAskPerson } from './terminal.js';
+import { inertLine } from './inert-text.js';
+import { askerName, canAskPerson, colors, say } from './terminal.js';
 
 export interface AnsweringOptions {
   answers?: AnswersFile;
@@ -45,12 +47,12 @@ export interface Answering {
 
 /**
  * `--root` values as roots: a file:// URI as given, a path as a file:// URI;
- * none means the working directory. Roots are file:// URIs (spec §8.3), so
- * any other URI is a usage error here rather than a refused answer later.
+ * none means none (a root grants the server a directory to work in, so it is
+ * never offered unasked). Roots are file:// URIs (spec §8.3), so any other
+ * URI is a usage error here rather than a refused answer later.
  */
-export function rootsFrom(values: readonly string[], cwd = process.cwd()): Root[] {
-  const given = values.length > 0 ? values : [cwd];
-  return given.map((value) => {
+export function rootsFrom(values: readonly string[]): Root[] {
+  return values.map((value) => {
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
       if (!/^file:\/\//i.test(value)) throw new UsageError(`--root ${value}: a root is a directory path or a file:// URI`);
       return { uri: value };
@@ -79,12 +81,21 @@ export function createAnswering(options: AnsweringOptions): Answering {
   let firstFailure: CliError | undefined;
   const mayAsk = (): boolean => options.noInput !== true && canAskPerson();
 
-  /** Runs one answer with the progress bar put away, keeping the first failure. */
-  const answering = async <T>(work: () => Promise<T>): Promise<T> => {
+  /**
+   * Runs one answer with the progress bar put away, keeping the first
+   * failure. A question the server withdrew (a 2025-11-25 server that gave
+   * up waiting) is no failure: it goes away with a line saying so.
+   */
+  const answering = async <T>(context: InputContext, work: () => Promise<T>): Promise<T> => {
     options.progress.stop();
     try {
       return await work();
     } catch (error) {
+      const withdrawn = context.signal.reason;
+      if (context.signal.aborted && withdrawn instanceof ServerCancelledError) {
+        say(colors.yellow(`${askerName(context.server)} gave up on this question and no longer waits for the answer${withdrawn.reason ? ` (${inertLine(withdrawn.reason)})` : ''}.`));
+        throw withdrawn;
+      }
       const failure =
         error instanceof CliError
           ? error
@@ -99,7 +110,7 @@ export function createAnswering(options: AnsweringOptions): Answering {
   };
 
   const form = (params: ElicitRequestFormParams, context: InputContext): Promise<ElicitResult> =>
-    answering(async () => {
+    answering(context, async () => {
       const fields = readFormFields(params.requestedSchema);
       if (options.answers) {
         const raw = options.answers.find(context.key, params.message);
@@ -117,7 +128,7 @@ export function createAnswering(options: AnsweringOptions): Answering {
     });
 
   const url = (params: ElicitRequestUrlParams, context: InputContext): Promise<ElicitResult> =>
-    answering(async () => {
+    answering(context, async () => {
       if (options.answers) {
         const raw = options.answers.find(context.key, params.message);
         if (raw === undefined) options.answers.missing(answerKey(context, params.message), params.message, 'accept');
@@ -130,7 +141,7 @@ export function createAnswering(options: AnsweringOptions): Answering {
     });
 
   const sampling = (params: CreateMessageRequestParams, context: InputContext): Promise<CreateMessageResult> =>
-    answering(async () => {
+    answering(context, async () => {
       // Sampling asks carry no message: a 2025-era one (keyed by a JSON-RPC id) is found under "sampling".
       const raw = options.answers?.find(context.key, 'sampling');
       if (options.answers && raw !== undefined) return options.answers.sampling(context.key, raw);
@@ -142,7 +153,8 @@ export function createAnswering(options: AnsweringOptions): Answering {
     });
 
   return {
-    handlers: { elicitation: { form, url }, sampling, roots: options.roots },
+    // No roots given: no roots capability, so the server asks for none.
+    handlers: { elicitation: { form, url }, sampling, ...(options.roots.length > 0 ? { roots: options.roots } : {}) },
     failure: () => firstFailure,
   };
 }

@@ -8,6 +8,7 @@ import { isObject } from './is-object.js';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from 'tessera-mcp';
 import { appUriOf } from 'tessera-mcp/apps-host';
 import { inertDeep, inertJson } from './inert-text.js';
+import type { Skill } from 'tessera-mcp/skills';
 import { print, resultColors } from './terminal.js';
 import { allowedTypes } from './tool-arguments.js';
 
@@ -130,6 +131,15 @@ function toolSignature(tool: Tool): string {
     .join(' ');
 }
 
+/** How a 2025-11-25 tool takes tasks (`execution.taskSupport`), as a note after its signature; none for a plain tool. */
+function taskNote(tool: Tool): string {
+  const execution = (tool as { execution?: unknown }).execution;
+  const support = isObject(execution) ? execution.taskSupport : undefined;
+  if (support === 'required') return out.dim(' (runs as a task)');
+  if (support === 'optional') return out.dim(' (may run as a task)');
+  return '';
+}
+
 /** ` [app ui://…]` for a tool that has an MCP app (hosts that render apps show its results in it). */
 function appMark(tool: Tool): string {
   const uri = appUriOf(tool);
@@ -141,6 +151,8 @@ export interface Listing {
   resources?: Resource[];
   resourceTemplates?: ResourceTemplate[];
   prompts?: Prompt[];
+  /** Only when the server declares the Skills extension. */
+  skills?: Skill[];
 }
 
 function section(title: string, rows: Array<[string, string | undefined]> | undefined): void {
@@ -153,10 +165,23 @@ function section(title: string, rows: Array<[string, string | undefined]> | unde
   }
 }
 
+/** `name  uri` and the description of each skill, and how many entries were refused (they break the extension's rules). */
+function skillRows(skills: readonly Skill[]): Array<[string, string | undefined]> {
+  return skills.map((s) => {
+    const files = s.resources === 'dynamic' ? 'dynamic' : `${s.resources.length} file${s.resources.length === 1 ? '' : 's'}`;
+    return [`${out.cyan(s.frontmatter.name)} ${out.dim(`${s.uri} (${files})`)}`, s.frontmatter.description];
+  });
+}
+
+export function printSkills(skills: readonly Skill[], refused: number): void {
+  section('Skills', skillRows(inertDeep(skills)));
+  if (refused > 0) print(out.dim(`  (${refused} more listed, refused: their entries break the Skills extension's rules)`));
+}
+
 export function printListing(received: Listing, json: boolean): void {
   if (json) return printJson(received);
   const listing = inertDeep(received);
-  section('Tools', listing.tools?.map((t) => [`${`${out.cyan(t.name)} ${toolSignature(t)}`.trimEnd()}${appMark(t)}`, t.description]));
+  section('Tools', listing.tools?.map((t) => [`${`${out.cyan(t.name)} ${toolSignature(t)}`.trimEnd()}${taskNote(t)}${appMark(t)}`, t.description]));
   section('Resources', listing.resources?.map((r) => [`${out.cyan(r.uri)}${r.name && r.name !== r.uri ? ` ${out.dim(`(${r.name})`)}` : ''}`, r.description]));
   section('Resource templates', listing.resourceTemplates?.map((r) => [`${out.cyan(r.uriTemplate)} ${out.dim(`(${r.name})`)}`, r.description]));
   section(
@@ -166,4 +191,5 @@ export function printListing(received: Listing, json: boolean): void {
       p.description,
     ]),
   );
+  if (listing.skills) section('Skills', skillRows(listing.skills));
 }

@@ -4,11 +4,12 @@
  */
 
 import { Command, Option } from 'commander';
-import { generateStateKey } from 'tessera-mcp';
+import { generateStateKey, type LoggingLevel } from 'tessera-mcp';
 import { cliVersion, ERAS } from './connect.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import type { RequestCommandOptions } from './request-commands.js';
 import type { ServeOptions } from './serve-command.js';
+import { LOG_LEVELS } from './server-log.js';
 import { resolveTarget } from './target.js';
 
 // Each command's module loads when it runs, so `help` and `keygen` start at once and `call` never loads the server side.
@@ -21,6 +22,7 @@ const USAGE_LINES: Readonly<Record<string, string>> = {
   read: 'tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]',
   prompt: 'tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]',
   list: 'tessera list <url>                          or   tessera list -- <command> [args…]',
+  skills: 'tessera skills <url> [name [file]]          or   tessera skills [name [file]] -- <command> [args…]',
   logout: 'tessera logout <url>                        (forget the sign-in stored for a server)',
   keygen: 'tessera keygen [id]',
   help: 'tessera help [command]                      (the details: options, answers files, exit codes)',
@@ -54,7 +56,7 @@ const QUESTIONS = `Questions from the server:
   each field with its checks. URL asks show the full URL and wait for you
   (nothing is opened for you). Sampling asks show the messages and take your
   typed answer, or the output of --sampling-command (it gets the request JSON
-  on stdin). Roots: the working directory, or each --root.
+  on stdin).
 
   --answers file.json answers without asking; a question it does not answer
   fails with exit code 2. The file is keyed by the question's key (shown as
@@ -62,7 +64,12 @@ const QUESTIONS = `Questions from the server:
     { "confirm": { "action": "accept", "content": { "approve": true } },
       "other":   { "approve": true },          accept with this content
       "sign_in": "accept",                     just the action (URL asks)
-      "summary": "The model's answer text" }   sampling (2025 servers: "sampling")`;
+      "summary": "The model's answer text" }   sampling (2025 servers: "sampling")
+
+  Roots: a root is a directory you grant the server — it may read and change
+  files under it, and some servers (server-filesystem) then work in the roots
+  they are given instead of the directories they were started with. tessera
+  offers none unless you pass --root <dir> (repeatable).`;
 
 const SIGN_IN = `Signing in (servers that require OAuth):
   When a server answers 401, tessera prints a sign-in URL (--open also opens it)
@@ -76,16 +83,18 @@ const EXIT_CODES = `Exit codes:
   0 done; 1 failed (server error, unreachable, or the tool reported isError);
   2 bad command line, or a question nobody could answer; 130 interrupted.`;
 
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
+// Repeatable options start with no default value, so the help shows none (commander would print `(default: [])`).
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
 /** How to reach and sign in to the server: every command that talks to one. */
 function addConnectionOptions(command: Command): Command {
   return command
     .option('--json', 'print the result as JSON, exactly as received')
     .addOption(new Option('--era <era>', 'the revision to speak: 2026-07-28 (modern), 2025-11-25 (legacy), or auto: find out').choices(Object.keys(ERAS)).default('auto'))
-    .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect, [])
+    .option('--header <"Name: value">', 'an HTTP header for every request, e.g. Authorization (repeatable)', collect)
     .option('--timeout <seconds>', 'longest one request may take', '600')
     .option('--trace', 'print every JSON-RPC message sent (→) and received (←) on stderr (HTTP targets)')
+    .addOption(new Option('--log-level <level>', "show the server's log messages at this level and above on stderr, and ask the server for them (default: show warnings and worse, ask for none)").choices(LOG_LEVELS))
     .option('--client-id <id>', 'sign in with this pre-registered OAuth client id')
     .option('--client-secret <secret>', 'its secret (or set TESSERA_CLIENT_SECRET)')
     .option('--scope <scopes>', 'the OAuth scopes to ask for (space- or comma-separated)')
@@ -100,7 +109,7 @@ function addRequestOptions(command: Command): Command {
     .option('--answers <file>', 'answer questions from this JSON file instead of asking')
     .option('--no-input', 'never ask in the terminal: a question or a missing argument fails (exit 2) instead')
     .option('--sampling-command <cmd>', 'answer sampling requests with this shell command (request JSON on stdin, answer text on stdout)')
-    .option('--root <path|uri>', 'a root to offer (repeatable; default: the working directory)', collect, []);
+    .option('--root <path|uri>', 'a directory to grant the server as a root (repeatable; none by default)', collect);
 }
 
 function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
@@ -111,9 +120,10 @@ function connectOptions(raw: Record<string, unknown>): RequestCommandOptions {
     root: (raw.root as string[] | undefined) ?? [],
     noInput: raw.input === false,
     era: raw.era as string,
-    headers: raw.header as string[],
+    headers: (raw.header as string[] | undefined) ?? [],
     timeoutSeconds: Number(raw.timeout),
     trace: raw.trace === true,
+    ...(raw.logLevel === undefined ? {} : { logLevel: raw.logLevel as LoggingLevel }),
     signIn: {
       clientId: raw.clientId as string | undefined,
       clientSecret: (raw.clientSecret as string | undefined) ?? process.env.TESSERA_CLIENT_SECRET,
@@ -220,6 +230,25 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     const { target, rest } = resolveTarget('list', url === undefined ? [] : [url], serverCommand);
     if (rest.length > 0) throw new UsageError('tessera list takes only the target');
     done(await (await requests()).runList(target, connectOptions(options)));
+  });
+
+  addRequestOptions(
+    program
+      .command('skills')
+      .description("list the server's skills, or print one (SKILL.md, or one of its files), verified")
+      .usage('<url> [name|uri [file]] [options]\n       tessera skills [name|uri [file]] [options] -- <command> [args…]')
+      .argument('[arguments...]', 'the target, then a skill (its name or SKILL.md URI) and a file path in it')
+      .addHelpText(
+        'after',
+        '\nWithout a skill, lists the skills (their files are not read). With one, loads it: SKILL.md is\n' +
+          "checked against the skill's entry (size, SHA-256 digest, frontmatter) and printed; with a\n" +
+          'file path (e.g. references/GUIDE.md), that file is printed, checked the same way. A skill\n' +
+          'or file that does not match its entry is refused (exit code 1) and nothing of it is printed.',
+      ),
+  ).action(async (positionals: string[], options: Record<string, unknown>) => {
+    const { target, rest } = resolveTarget('skills', positionals, serverCommand);
+    if (rest.length > 2) throw new UsageError('tessera skills <url> [name [file]]: a skill, then at most one file path');
+    done(await (await requests()).runSkills(target, rest, connectOptions(options)));
   });
 
   program

@@ -27,11 +27,23 @@ function cliProgress(): CliProgress {
 
 export class ProgressBar {
   private bar: cliProgressModule.SingleBar | undefined;
+  /** The update the bar shows, to draw it again after a line printed above it. */
+  private last: ProgressUpdate | undefined;
 
   constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {}
 
-  update({ progress, total, message }: ProgressUpdate): void {
+  /** Prints a line (a server log message) on the bar's stream; a bar showing stays the last line, below it. */
+  printAbove(line: string): void {
+    const showing = this.bar ? this.last : undefined;
+    this.stop();
+    this.stream.write(`${line}\n`);
+    if (showing) this.update(showing);
+  }
+
+  update(update: ProgressUpdate): void {
     if (this.stream.isTTY !== true) return;
+    this.last = update;
+    const { progress, total, message } = update;
     const known = typeof total === 'number' && total > 0;
     const payload = { known, message: inertLine(message ?? '') };
     if (!this.bar) {

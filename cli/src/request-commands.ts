@@ -5,17 +5,23 @@
  */
 
 import type { CallToolResult, Client, Prompt, Resource, ResourceTemplate, Tool } from 'tessera-mcp/client';
-import { McpError } from 'tessera-mcp';
+import { ErrorCode, McpError } from 'tessera-mcp';
 import { AnswersFile } from './answers-file.js';
 import { connectClient, describeRefusal, explain, type ConnectOptions } from './connect.js';
 import { CliError, EXIT_OK, InterruptedError } from './errors.js';
 import { completeArguments } from './complete-arguments.js';
 import { createAnswering, rootsFrom } from './input-handlers.js';
 import { printListing, printPrompt, printResource, printToolResult, type Listing } from './print-result.js';
+import { isObject } from './is-object.js';
 import { ProgressBar } from './progress-bar.js';
+import { serverLog } from './server-log.js';
 import { canAskPerson, colors, say } from './terminal.js';
 import { TaskStatus } from './task-status.js';
 import type { Target } from './target.js';
+
+// The Skills extension's module (and its YAML parser) loads only for a server that has skills.
+const skills = (): Promise<typeof import('./skills-command.js')> => import('./skills-command.js');
+const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
 import { parsePromptArguments, parseToolArguments } from './tool-arguments.js';
 
 export interface RequestCommandOptions extends ConnectOptions {
@@ -40,7 +46,7 @@ async function withClient(
   const answers = options.answers === undefined ? undefined : await AnswersFile.load(options.answers);
   const progress = new ProgressBar();
   const answering = createAnswering({ answers, samplingCommand: options.samplingCommand, noInput: options.noInput, roots: rootsFrom(options.root ?? []), progress });
-  const { client, serverStderr } = await connectClient(target, answering.handlers, options);
+  const { client, serverStderr } = await connectClient(target, answering.handlers, { ...options, onLog: serverLog(options.logLevel, progress) });
   try {
     const printResult = await request(client, progress);
     progress.stop();
@@ -63,7 +69,12 @@ function asCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   if (error instanceof McpError) {
     const data = error.data === undefined ? '' : `\n${JSON.stringify(error.data, null, 2)}`;
-    return new CliError(`The server answered with error ${error.code}: ${error.message}${data}`);
+    // Servers on the official SDK 1.x put "MCP error <code>: " in the message itself: say the code once.
+    const prefix = `MCP error ${error.code}: `;
+    const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+    const wantsRoots = error.code === ErrorCode.MissingRequiredClientCapability && isObject(error.data) && isObject(error.data.requiredCapabilities) && 'roots' in error.data.requiredCapabilities;
+    const hint = wantsRoots ? '\nThe server needs roots (directories you grant it): pass --root <dir>.' : '';
+    return new CliError(`The server answered with error ${error.code}: ${message}${data}${hint}`);
   }
   return new CliError(explain(error));
 }
@@ -165,6 +176,11 @@ async function allTemplates(client: Client): Promise<ResourceTemplate[]> {
   return all;
 }
 
+/** `tessera skills`: list a server's skills, or load one (verified) and print it or one of its files. */
+export function runSkills(target: Target, rest: string[], options: RequestCommandOptions): Promise<number> {
+  return withClient(target, options, async (client) => (await skills()).skillsCommand(client, rest, options.json === true));
+}
+
 /** Lists what the server offers; a kind the server does not serve is left out rather than failing the listing. */
 export function runList(target: Target, options: RequestCommandOptions): Promise<number> {
   return withClient(target, options, async (client) => {
@@ -187,6 +203,10 @@ export function runList(target: Target, options: RequestCommandOptions): Promise
       resourceTemplates: await optional<ResourceTemplate>('resources', () => allTemplates(client)),
       prompts: await optional<Prompt>('prompts', () => client.listAllPrompts()),
     };
+    // Skills only where the server declares the extension (listing them reads none of their files).
+    if (isObject(capabilities.extensions) && Object.hasOwn(capabilities.extensions, SKILLS_EXTENSION)) {
+      listing.skills = (await optional('extensions', async () => (await (await skills()).listSkills(client)).skills)) ?? [];
+    }
     return () => {
       printListing(listing, options.json === true);
       return EXIT_OK;

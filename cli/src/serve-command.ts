@@ -155,8 +155,16 @@ async function serveOverStdio(specifier: string, serverOptions: McpServerOptions
     say(`  A client starts it for you: npx tessera call ${tool} -- npx tessera serve ${specifier} --stdio`);
   }
   await link.closed;
-  await shared?.close();
+  await stopServing(loaded, shared);
   return EXIT_OK;
+}
+
+/** Stops the server (its resumable tasks go to the other instances), then the shared stores. */
+async function stopServing(loaded: LoadedServer, shared: ServeStores | undefined): Promise<void> {
+  loaded.close();
+  // One turn of the event loop, so that the leases the server gave up reach Redis before its connection closes.
+  await new Promise((next) => setImmediate(next));
+  await shared?.close();
 }
 
 async function serveOverHttp(specifier: string, options: ServeOptions, serverOptions: McpServerOptions, shared: ServeStores | undefined): Promise<number> {
@@ -192,7 +200,7 @@ async function serveOverHttp(specifier: string, options: ServeOptions, serverOpt
       process.off('SIGTERM', stop);
       void running
         .close()
-        .then(() => shared?.close())
+        .then(() => stopServing(loaded, shared))
         .then(() => resolve(EXIT_OK));
     };
     process.on('SIGINT', stop);

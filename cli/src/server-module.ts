@@ -27,6 +27,8 @@ export interface LoadedServer {
   handler: RequestHandler;
   /** The server's name and version, when it exposes them. */
   info: Implementation | undefined;
+  /** Stops the server, when it can be stopped (an McpServer hands its resumable tasks over to the other instances). */
+  close(): void;
 }
 
 type Factory = (options: McpServerOptions) => unknown;
@@ -77,5 +79,7 @@ export async function loadServerModule(specifier: string, options: McpServerOpti
     throw new CliError(`${specifier} exports ${typeof server === 'object' ? 'an object' : `a ${typeof server}`} that is not a server (no handleRequest method)`);
   }
   const info = server.info;
-  return { handler: server, info: info && typeof info.name === 'string' ? info : undefined };
+  const closable = server as { close?: unknown };
+  const close = (): void => void (typeof closable.close === 'function' && closable.close());
+  return { handler: server, info: info && typeof info.name === 'string' ? info : undefined, close };
 }

@@ -31,7 +31,9 @@ async function traceEvents(body: ReadableStream<Uint8Array>, write: (line: strin
     pending = lines.pop() ?? '';
     for (const text of lines) {
       if (text === '') {
-        if (data.length > 0) write(line('←', data.join('\n')));
+        // A priming event (an id, empty data) or a keep-alive carries no message: nothing to print.
+        const message = data.join('\n');
+        if (message.trim() !== '') write(line('←', message));
         data = [];
       } else if (text.startsWith('data:')) data.push(text.slice(text.startsWith('data: ') ? 6 : 5));
     }

@@ -3,9 +3,11 @@
  * settles the server's era (era.ts), sends requests with their envelope
  * (envelope.ts, requester.ts), runs multi round-trip flows through the
  * registered input handlers (input-loop.ts), follows tasks to their results
- * (task-flow.ts), and listens for changes (listen.ts). 2025-11-25 servers
- * are served by the same handlers; a 2026-07-28 server's own requests are
- * never answered (they are reported through `warn`).
+ * (task-flow.ts; 2025-11-25 tasks: session-task-calls.ts), and listens for
+ * changes (listen.ts; 2025-11-25: session-subscriptions.ts). 2025-11-25
+ * servers are served by the same handlers (and may withdraw what they asked:
+ * server-requests.ts); a 2026-07-28 server's own requests are never answered
+ * (they are reported through `warn`).
  */
 
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
@@ -42,14 +44,16 @@ import type {
 import type { HttpAuthProvider } from '../auth/client/auth-provider.js';
 import type { TelemetryOptions } from '../telemetry/telemetry-options.js';
 import { settleEra, type Era } from './era.js';
-import { ProtocolViolationError } from './errors.js';
+import { ProtocolViolationError, TransportError } from './errors.js';
 import { capabilitiesFor, type InputHandlers } from './handlers.js';
 import { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
 import { InputLoop, type RoundInfo, type Step } from './input-loop.js';
 import { listen, type Subscription } from './listen.js';
 import type { PendingRound } from './pending-round.js';
 import { Requester, type RequestOptions } from './requester.js';
-import { answerServerRequest } from './server-requests.js';
+import { ServerRequests } from './server-requests.js';
+import { SessionSubscriptions } from './session-subscriptions.js';
+import { SessionTaskCalls } from './session-task-calls.js';
 import { TaskFlow, type ClientTaskOptions } from './task-flow.js';
 import type { TaskObserver, TaskUpdate } from './task-observer.js';
 import type { ClientTransport } from './transport.js';
@@ -61,7 +65,7 @@ export interface ClientOptions extends InputHandlers {
   capabilities?: ClientCapabilities;
   /** The protocol version to speak first (default: the latest). */
   protocolVersion?: string;
-  /** Ask servers for log messages at this level on every request (deprecated feature). */
+  /** Ask servers for log messages at this level on every request (2025-11-25 servers: with logging/setLevel; deprecated feature). */
   logLevel?: LoggingLevel;
   /** Log messages from the server. */
   onLog?: (message: { level: LoggingLevel; logger?: string; data: unknown }) => void;
@@ -130,6 +134,10 @@ export class Client {
   private readonly requester: Requester;
   private readonly loop: InputLoop;
   private readonly tasks: TaskFlow;
+  /** 2025-11-25: the server's requests being answered, resources followed, tools called as tasks. */
+  private readonly serverRequests = new ServerRequests();
+  private readonly subscriptions: SessionSubscriptions;
+  private readonly sessionTasks: SessionTaskCalls;
   /** The initialize result, on a 2025-era server. */
   private initialized: Result | undefined;
 
@@ -140,6 +148,9 @@ export class Client {
     this.requester = new Requester(info, this.capabilities, options, (requestOptions) => this.listAllTools(requestOptions));
     this.tasks = new TaskFlow(this.requester, options, options);
     this.loop = new InputLoop(this.requester, options, options, this.tasks);
+    this.subscriptions = new SessionSubscriptions(this.requester);
+    this.sessionTasks = new SessionTaskCalls(this.requester, options, (requestOptions) => this.listAllTools(requestOptions));
+    this.requester.overheard = (note) => this.overheard(note);
   }
 
   private warn(message: string): void {
@@ -177,7 +188,7 @@ export class Client {
           ? target
           : unspawnable(target);
     this.requester.transport = transport;
-    transport.onUnrouted?.((note) => this.unrouted(note));
+    transport.onUnrouted?.((note) => this.overheard(note));
     transport.onServerRequest?.((request) => this.serverRequest(request));
     this.initialized = await settleEra(this.requester, this.options);
     return this;
@@ -189,18 +200,28 @@ export class Client {
    * respond), so it is reported and dropped, and no handler ever sees it.
    */
   private async serverRequest(request: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
-    if (this.requester.era === 'legacy') return answerServerRequest(request, this.options, this.requester.serverInfo);
+    if (this.requester.era === 'legacy') return this.serverRequests.answer(request, this.options, this.requester.serverInfo);
     this.warn(`The server sent a ${request.method} request, which 2026-07-28 servers may not send; it was not answered`);
     return undefined;
   }
 
   async close(): Promise<void> {
+    this.subscriptions.endAll();
+    this.serverRequests.abandonAll(new TransportError('The client closed the connection'));
     await this.requester.transport?.close();
     this.requester.transport = undefined;
   }
 
-  private unrouted(note: JsonRpcNotification): void {
+  /**
+   * A notification that is not a request's progress: a log message (any
+   * era), or from a 2025-era server the withdrawal of one of its requests
+   * or a change for the listeners (2026-07-28 changes come on listen streams).
+   */
+  private overheard(note: JsonRpcNotification): void {
     if (note.method === Notification.Message) this.options.onLog?.(note.params as { level: LoggingLevel; data: unknown });
+    else if (this.requester.era !== 'legacy') return;
+    else if (note.method === Notification.Cancelled) this.serverRequests.cancel(note.params);
+    else this.subscriptions.deliver(note);
   }
 
   /**
@@ -262,6 +283,7 @@ export class Client {
     const tools: Tool[] = [];
     const overHttp = this.requester.transport?.kind === 'http';
     for (const tool of Array.isArray(result.tools) ? result.tools : []) {
+      if (this.requester.era === 'legacy') this.sessionTasks.learn(tool);
       const problems = this.requester.envelope.learnTool(tool);
       if (problems.length > 0 && overHttp) {
         this.warn(`Leaving out tool "${tool.name}": ${problems.join('; ')}`);
@@ -280,8 +302,12 @@ export class Client {
    * Calls a tool, answering any input rounds through the registered handlers.
    * When the server answers with a task, follows it to the end (answering its
    * questions the same way) and returns the tool's result; the signal cancels it.
+   * On a 2025-11-25 server, a tool whose `execution.taskSupport` is
+   * "required" or "optional" is called as a task (that era's experimental
+   * tasks) and followed the same way.
    */
-  callTool(name: string, args: Record<string, unknown> = {}, options?: RequestOptions): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<CallToolResult> {
+    if (this.requester.era === 'legacy' && (await this.sessionTasks.wanted(name, options))) return this.sessionTasks.call(name, args, options);
     return this.run(Method.ToolsCall, { name, arguments: args }, options);
   }
 
@@ -351,10 +377,16 @@ export class Client {
   }
 
   /**
-   * Opens a `subscriptions/listen` stream. `onNotification` receives the change
-   * notifications (not the acknowledgement). Close it with `close()`.
+   * Follows changes: list changes and updates of the resources named in the
+   * filter. `onNotification` receives the change notifications (not the
+   * acknowledgement); `acknowledged` says what the server agreed to. Close it
+   * with `close()`. At 2026-07-28 this is a `subscriptions/listen` stream; a
+   * 2025-11-25 server sends list changes unasked (those its capabilities
+   * declare) and is sent `resources/subscribe` for each resource
+   * (`resources/unsubscribe` when the last listener of it closes).
    */
   listen(filter: SubscriptionFilter, onNotification: (notification: JsonRpcNotification) => void, options: { signal?: AbortSignal } = {}): Subscription {
+    if (this.requester.era === 'legacy') return this.subscriptions.listen(filter, onNotification, options);
     return listen(this.requester, filter, onNotification, options);
   }
 }

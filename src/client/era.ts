@@ -30,6 +30,7 @@ function isAuthorizationStatus(error: unknown): boolean {
 /** Settles the era of a freshly connected server; the initialize result on a 2025-era server. */
 export async function settleEra(requester: Requester, options: EraOptions): Promise<Result | undefined> {
   requester.era = 'modern';
+  requester.beginSession(undefined);
   requester.reinitialize = (version) => initializeLegacy(requester, options, version).then(() => undefined);
   const era = options.era ?? 'auto';
   if (era === 'legacy') return initializeLegacy(requester, options);
@@ -67,10 +68,11 @@ async function initializeLegacy(requester: Requester, options: EraOptions, versi
   }
   requester.version = negotiated;
   if (isImplementation(result.serverInfo)) requester.serverInfo = result.serverInfo;
+  requester.beginSession(isObject(result.capabilities) ? result.capabilities : {});
   const transport = requester.connected;
   transport.beginSession?.(negotiated);
   await transport.notify?.({ jsonrpc: '2.0', method: Notification.Initialized });
   transport.openStandaloneStream?.();
-  if (options.logLevel !== undefined) await requester.request(LegacyMethod.SetLogLevel, { level: options.logLevel });
+  await requester.useLogLevel(options.logLevel);
   return result;
 }

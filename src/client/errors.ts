@@ -110,3 +110,20 @@ export class TaskError extends ClientError {
     this.name = 'TaskError';
   }
 }
+
+/**
+ * A 2025-era server withdrew a request it had sent (`notifications/cancelled`,
+ * e.g. its own timeout ran out): the handler's `context.signal` aborts with
+ * this, and the request gets no answer (2025-11-25 cancellation).
+ */
+export class ServerCancelledError extends ClientError {
+  constructor(
+    /** The request the server withdrew (`sampling/createMessage`…). */
+    readonly method: string,
+    /** The reason the server gave, if any. */
+    readonly reason: string | undefined,
+  ) {
+    super(`The server withdrew its ${method} request${reason ? `: ${reason}` : ''}`);
+    this.name = 'ServerCancelledError';
+  }
+}

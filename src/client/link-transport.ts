@@ -68,7 +68,7 @@ export class LinkClientTransport implements ClientTransport {
   private timerAt = Infinity;
 
   constructor(
-    private readonly link: MessageLink,
+    protected readonly link: MessageLink,
     readonly kind: 'stdio' | 'memory',
   ) {
     link.onMessage((value) => this.receive(value));

@@ -13,7 +13,7 @@ import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../pr
 import { META_SERVER_INFO, TASKS_EXTENSION } from '../protocol/meta.js';
 import { LegacyMethod, Method, Notification, TaskMethod } from '../protocol/methods.js';
 import type { CallerParams, ClientMethod, ResultByMethod } from '../protocol/method-types.js';
-import type { ClientCapabilities, Implementation, LoggingLevel, Result } from '../protocol/types.js';
+import type { ClientCapabilities, Implementation, LoggingLevel, Result, ServerCapabilities } from '../protocol/types.js';
 import { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { ClientTelemetry } from '../telemetry/client-telemetry.js';
 import { TelemetrySource, type TelemetryOptions } from '../telemetry/telemetry-options.js';
@@ -42,7 +42,6 @@ export interface RequesterOptions {
   telemetry?: TelemetryOptions | false;
   logLevel?: LoggingLevel;
   requestTimeoutMs?: number;
-  onLog?: (message: { level: LoggingLevel; logger?: string; data: unknown }) => void;
 }
 
 /** What the input loop says of a request that is a round of a call: the call's span context (the parent), and which round. */
@@ -60,6 +59,12 @@ export class Requester {
   serverInfo: Implementation | undefined;
   /** Starts a new 2025 session when the server no longer knows ours (set by the era negotiation). */
   reinitialize: ((version: string) => Promise<void>) | undefined;
+  /** What a 2025-era server declared in its initialize result. */
+  serverCapabilities: ServerCapabilities | undefined;
+  /** Notifications on a request's stream that are not its progress (set by the client). */
+  overheard: ((notification: JsonRpcNotification) => void) | undefined;
+  /** The log level the 2025 session was last set to (logging/setLevel). */
+  private sessionLogLevel: LoggingLevel | undefined;
   /** The capabilities plus the Tasks extension: what `tasks/*` requests declare, whatever the client otherwise does. */
   private readonly withTasks: ClientCapabilities;
   /** The capabilities a 2025-era request stands on: extensions do not exist there. */
@@ -109,6 +114,9 @@ export class Requester {
     const transport = this.connected;
     // One limit for the request and whatever it takes to recover it (another version, a new session, learning the tools).
     const deadline = new Deadline(options.timeoutMs ?? this.options.requestTimeoutMs ?? 60_000);
+    if (this.era === 'legacy' && method !== LegacyMethod.Initialize && method !== LegacyMethod.SetLogLevel) {
+      await this.useLogLevel(options.logLevel ?? this.options.logLevel, { signal: options.signal, timeoutMs: deadline.remaining() });
+    }
     for (let attempt = 0; ; attempt++) {
       try {
         const result = await this.send(transport, method, params, options, deadline, flow);
@@ -133,6 +141,25 @@ export class Requester {
         throw error;
       }
     }
+  }
+
+  /**
+   * 2025-11-25 has no per-request log level: the session has one, set with
+   * `logging/setLevel`. A request's level (or the client's) becomes the
+   * session's when it differs from the last one set, and stays for the
+   * requests after it (the session has only the one). A server without the
+   * `logging` capability sends no logs, so nothing is set there.
+   */
+  async useLogLevel(level: LoggingLevel | undefined, options: RequestOptions = {}): Promise<void> {
+    if (level === undefined || level === this.sessionLogLevel || this.serverCapabilities?.logging === undefined) return;
+    await this.request(LegacyMethod.SetLogLevel, { level }, options);
+    this.sessionLogLevel = level;
+  }
+
+  /** A new 2025 session: what its server declared, and no log level set yet. */
+  beginSession(capabilities: ServerCapabilities | undefined): void {
+    this.serverCapabilities = capabilities;
+    this.sessionLogLevel = undefined;
   }
 
   /**
@@ -207,12 +234,11 @@ export class Requester {
     this.request(TaskMethod.Cancel, { taskId }).catch(() => undefined);
   }
 
+  /** A notification on this request's stream: its own progress, else whatever the client makes of it (logs, a 2025 server's cancellations and changes). */
   private notified(note: JsonRpcNotification, options: RequestOptions, token: string | undefined): void {
     const params = note.params ?? {};
-    if (note.method === Notification.Progress && token !== undefined && params.progressToken === token) {
-      options.onProgress?.(params as { progress: number; total?: number; message?: string });
-    } else if (note.method === Notification.Message) {
-      this.options.onLog?.(params as { level: LoggingLevel; data: unknown });
-    }
+    if (note.method === Notification.Progress) {
+      if (token !== undefined && params.progressToken === token) options.onProgress?.(params as { progress: number; total?: number; message?: string });
+    } else this.overheard?.(note);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * Spawns a server command and speaks newline-delimited JSON-RPC on its stdin
- * and stdout. Closing ends stdin, then waits, then SIGTERM, then SIGKILL.
+ * and stdout. Closing writes what was sent before it (a cancellation made in
+ * the same turn included), ends stdin, then waits, then SIGTERM, then SIGKILL.
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,6 +36,8 @@ export class StdioClientTransport extends LinkClientTransport {
   override async close(): Promise<void> {
     const child = this.process;
     this.fail('The client closed the connection');
+    // The link batches a turn's messages into one write on the next tick: after end() they would be lost.
+    this.link.flush?.();
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const waitFor = (ms: number): Promise<boolean> =>

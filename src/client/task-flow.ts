@@ -58,9 +58,24 @@ export interface TaskOrigin {
 const DEFAULT_POLL_MS = 1000;
 const DEFAULT_TIMEOUT_MS = 24 * 60 * 60_000;
 /** A poll that fails this many times in a row (network, timeout) ends the flow. */
-const POLL_FAILURES = 3;
+export const POLL_FAILURES = 3;
 /** How long the cancellation the client sends may take. */
 const CANCEL_TIMEOUT_MS = 5000;
+
+/** The bounds of following any task: the poll interval's floor and ceiling, and the longest a task is followed (ms). */
+export function pollBounds(tasks: ClientTaskOptions = {}): { minPoll: number; maxPoll: number; timeoutMs: number } {
+  const minPoll = tasks.minPollIntervalMs ?? 100;
+  return { minPoll, maxPoll: Math.max(minPoll, tasks.maxPollIntervalMs ?? 30_000), timeoutMs: tasks.timeoutMs ?? DEFAULT_TIMEOUT_MS };
+}
+
+/** `tasks/cancel`, best effort: cancellation is cooperative, and the task's ttl ends it anyway. */
+export async function cancelQuietly(requester: Requester, taskId: string): Promise<void> {
+  try {
+    await requester.request(TaskMethod.Cancel, { taskId }, { timeoutMs: CANCEL_TIMEOUT_MS });
+  } catch {
+    // Nothing more to do from here.
+  }
+}
 
 export class TaskFlow {
   constructor(
@@ -88,11 +103,8 @@ export class TaskFlow {
    */
   async follow<R extends Result = Result>(seed: TaskInfo | string, origin: TaskOrigin, options: RequestOptions = {}): Promise<R> {
     const taskId = typeof seed === 'string' ? seed : seed.taskId;
-    const bounds = this.options.tasks ?? {};
-    const minPoll = bounds.minPollIntervalMs ?? 100;
-    const maxPoll = Math.max(minPoll, bounds.maxPollIntervalMs ?? 30_000);
-    const timeoutMs = bounds.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const maxInputRounds = bounds.maxInputRounds ?? 50;
+    const { minPoll, maxPoll, timeoutMs } = pollBounds(this.options.tasks);
+    const maxInputRounds = this.options.tasks?.maxInputRounds ?? 50;
     const started = Date.now();
     const watch = new TaskWatch([this.options.onTask, options.onTask], origin.method, origin.params);
     // Ends the listen stream and any wait when the flow ends, however it ends.
@@ -172,20 +184,12 @@ export class TaskFlow {
       }
     } catch (error) {
       // Anything but the task's own end leaves it running on the server: cancel it (best effort).
-      if (!settled) await this.cancelQuietly(taskId);
+      if (!settled) await cancelQuietly(this.requester, taskId);
       if (options.signal?.aborted) throw options.signal.reason;
       throw error;
     } finally {
       done.abort();
       subscription?.close();
-    }
-  }
-
-  private async cancelQuietly(taskId: string): Promise<void> {
-    try {
-      await this.requester.request(TaskMethod.Cancel, { taskId }, { timeoutMs: CANCEL_TIMEOUT_MS });
-    } catch {
-      // Cancellation is cooperative and best effort; the task's ttlMs ends it anyway.
     }
   }
 
@@ -256,7 +260,7 @@ function outcome<R extends Result>(task: DetailedTask, method: string): R {
 const PASSING_STATUSES = new Set([429, 502, 503, 504]);
 
 /** Failures worth another poll: the network, a busy server, or one poll's time running out (not a limit or a broken reply). */
-function isPassing(error: unknown): boolean {
+export function isPassing(error: unknown): boolean {
   if (error instanceof ResponseTooLargeError) return false;
   if (error instanceof RequestTimeoutError) return true;
   return error instanceof TransportError && (error.status === undefined || PASSING_STATUSES.has(error.status));

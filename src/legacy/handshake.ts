@@ -4,17 +4,12 @@ import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { isImplementation, isObject } from '../protocol/guards.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
-import type { ClientCapabilities, Result, ServerCapabilities } from '../protocol/types.js';
+import type { ClientCapabilities, Result } from '../protocol/types.js';
 import { SERVED_LEGACY_VERSIONS } from '../protocol/versions.js';
 import type { ServerHost } from '../server/extension.js';
 import type { SessionData } from '../stores/session-store.js';
 import type { Sessions } from './sessions.js';
 
-/** What a 2025-era client is told: the same features, without 2026-only extensions. */
-export function legacyCapabilities(host: ServerHost): ServerCapabilities {
-  const { extensions: _extensions, ...capabilities } = host.capabilities();
-  return capabilities;
-}
 
 export async function handshake(request: JsonRpcRequest, channel: RequestChannel, host: ServerHost, sessions: Sessions): Promise<Reply> {
   const params = request.params ?? {};
@@ -44,7 +39,7 @@ export async function handshake(request: JsonRpcRequest, channel: RequestChannel
     }
     headers = { 'mcp-session-id': session.data.id };
   }
-  const result: Result = { protocolVersion, capabilities: legacyCapabilities(host), serverInfo: host.info };
+  const result: Result = { protocolVersion, capabilities: host.legacyCapabilities(), serverInfo: host.info };
   if (host.instructions !== undefined) result.instructions = host.instructions;
   return { message: resultResponse(request.id, result), legacy: true, headers };
 }

@@ -47,6 +47,15 @@ export type Stuck = typeof STUCK;
 const SETTLE_HOPS = 64;
 const SETTLED = Promise.resolve();
 
+/** A step's result as the JSON value that is kept of it (what a replay returns); a TypeError naming `what` when it is none. */
+export function asJsonValue(value: unknown, what: string): JsonValue {
+  try {
+    return JSON.parse(JSON.stringify([value]))[0] as JsonValue;
+  } catch (error) {
+    throw new TypeError(`${what} must return a JSON value (${(error as Error).message})`);
+  }
+}
+
 /** The digest that pins an answer to the exact question it answers. */
 export function questionDigest(question: Question<unknown>): Promise<string> {
   return rememberedDigestOfText(question.digestSource ?? canonicalJson(question.request));
@@ -185,17 +194,16 @@ export class ReplayInteraction implements Interaction {
       if (this.claimRound) await (this.claimed ??= this.claimRound());
       this.onceRan.push(name);
       const value = await fn();
-      let json: JsonValue;
-      try {
-        json = JSON.parse(JSON.stringify([value]))[0] as JsonValue;
-      } catch (error) {
-        throw new TypeError(`ctx.once("${name}") must return a JSON value (${(error as Error).message})`);
-      }
-      this.onceResults[name] = [json];
+      this.onceResults[name] = [asJsonValue(value, `ctx.once("${name}")`)];
       return value;
     })();
     (this.onceRunning ??= new Map()).set(name, run);
     return run;
+  }
+
+  /** What the flow has recorded so far (answers, `once` results, the author's state): enough to run the handler again later, elsewhere. */
+  recorded(): Ledger {
+    return this.nextLedger(this.ledger.u, {});
   }
 
   /** The ledger to seal for the next round. */

@@ -7,8 +7,8 @@ export interface CryptoPort {
   randomBytes(length: number): Uint8Array;
   /** SHA-256 of the UTF-8 bytes of `text`, in unpadded base64url. */
   sha256Base64url(text: string): Promise<string>;
-  /** SHA-256 of the UTF-8 bytes of `text`, the 32 raw bytes. */
-  sha256(text: string): Promise<Uint8Array>;
+  /** SHA-256 of the UTF-8 bytes of `data` (or of the bytes themselves), the 32 raw bytes. */
+  sha256(data: string | Uint8Array): Promise<Uint8Array>;
   /** AES-256-GCM over `head` followed by the UTF-8 bytes of `text`: unpadded base64url of iv ‖ ciphertext ‖ 16-byte tag. */
   aesGcmSeal(key: Uint8Array, iv: Uint8Array, aad: Uint8Array, head: Uint8Array, text: string): Promise<string>;
   /** Opens `sealed` (ciphertext ‖ tag) into bytes; undefined when the tag does not verify (tampered, truncated, other key). */

@@ -24,7 +24,7 @@ export interface NodeCryptoModule {
     iv: Uint8Array,
   ): GcmCipher & { update(text: string, encoding: 'utf8'): NodeBytes; update(data: Uint8Array): NodeBytes; getAuthTag(): NodeBytes };
   createDecipheriv(algorithm: 'aes-256-gcm', key: Uint8Array, iv: Uint8Array): GcmCipher & { update(data: Uint8Array): NodeBytes; setAuthTag(tag: Uint8Array): unknown };
-  createHash(algorithm: 'sha256'): { update(text: string, encoding: 'utf8'): { digest(encoding: 'base64url'): string; digest(): NodeBytes } };
+  createHash(algorithm: 'sha256'): { update(data: string | Uint8Array, encoding?: 'utf8'): { digest(encoding: 'base64url'): string; digest(): NodeBytes } };
   randomFillSync<T extends Uint8Array>(buffer: T): T;
   /** One-shot digest (Node 20.12+, 21.7+; Bun, Deno): about twice as fast as a Hash object for short texts. */
   hash?(algorithm: 'sha256', text: string, encoding: 'base64url'): string;
@@ -47,7 +47,7 @@ export function nodeCryptoPort(crypto: NodeCryptoModule, Buffer: NodeBufferClass
     sha256Base64url: oneShot
       ? (text) => Promise.resolve(oneShot('sha256', text, 'base64url'))
       : (text) => Promise.resolve(crypto.createHash('sha256').update(text, 'utf8').digest('base64url')),
-    sha256: (text) => Promise.resolve(crypto.createHash('sha256').update(text, 'utf8').digest()),
+    sha256: (data) => Promise.resolve((typeof data === 'string' ? crypto.createHash('sha256').update(data, 'utf8') : crypto.createHash('sha256').update(data)).digest()),
     aesGcmSeal(key, iv, aad, head, text) {
       const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(aad);

@@ -33,7 +33,7 @@ export function webCryptoPort(): CryptoPort {
     name: 'webcrypto',
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
     sha256Base64url: async (text) => encodeBase64url(new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)))),
-    sha256: async (text) => new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text))),
+    sha256: async (data) => new Uint8Array(await crypto.subtle.digest('SHA-256', typeof data === 'string' ? encoder.encode(data) : own(data))),
     async aesGcmSeal(key, iv, aad, head, text) {
       const plain = new Uint8Array(head.length + text.length * 3);
       plain.set(head);

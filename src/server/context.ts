@@ -15,6 +15,7 @@ import {
 } from '../protocol/types.js';
 import { AUTHOR_STATE, type AnswersOf, type Interaction, type ManualInputRequired, type QuestionMap } from '../mrtr/interaction.js';
 import type { Question } from '../mrtr/questions.js';
+import { ReplayInteraction, type Ledger } from '../mrtr/replay.js';
 import type { RequestMeta } from './request-meta.js';
 
 export interface ProgressUpdate {
@@ -213,6 +214,11 @@ export class RequestExchange implements CoreContext {
     return this.interaction?.state;
   }
 
+  /** What this request's flow has recorded so far (2026-07-28 replays only). */
+  recordedFlow(): Ledger | undefined {
+    return this.interaction instanceof ReplayInteraction ? this.interaction.recorded() : undefined;
+  }
+
   get inputResponses(): Readonly<Record<string, unknown>> {
     return this.interaction?.inputResponses ?? {};
   }
@@ -224,6 +230,16 @@ export class RequestExchange implements CoreContext {
     if (options.state !== undefined) result[AUTHOR_STATE] = options.state;
     return result;
   }
+}
+
+/**
+ * What the flow of the request `ctx` belongs to has recorded so far (answers of
+ * its input rounds, `ctx.once` results), for an extension that runs the
+ * handler again later with the same answers (a resumed task); undefined when
+ * the request is not a 2026-07-28 replay.
+ */
+export function recordedFlow(ctx: CoreContext): Ledger | undefined {
+  return ctx instanceof RequestExchange ? ctx.recordedFlow() : undefined;
 }
 
 /** A context as the server makes it: the core's class with the extensions' members on its prototype. */

@@ -27,7 +27,7 @@ import { PromptRegistry } from './prompts.js';
 import type { RequestLog } from './request-log.js';
 import { RequestObserver } from './request-observer.js';
 import type { RequestMeta } from './request-meta.js';
-import { ResourceRegistry } from './resources.js';
+import { ResourceRegistry, type ResourceDefinition, type ResourceHandler } from './resources.js';
 import { clientError } from './results.js';
 import { SubscriptionHub } from './subscriptions.js';
 import { ToolRegistry, type HiddenTools, type TakeHandOff, type ToolDefinition } from './tools.js';
@@ -57,6 +57,7 @@ export class ServerCore implements ServerHost {
   private readonly methodOwners = new Map<string, ServerExtension>();
   private readonly Context: ContextClass;
   private capabilityCache: ServerCapabilities | undefined;
+  private legacyCapabilityCache: ServerCapabilities | undefined;
   private inputRounds: InputRounds | undefined;
   private readonly scopeSources: ScopeSources = {
     tool: (name) => this.tools.scopes(name),
@@ -145,6 +146,13 @@ export class ServerCore implements ServerHost {
     return this.capabilityCache;
   }
 
+  legacyCapabilities(): ServerCapabilities {
+    this.legacyCapabilityCache ??= this.extensions
+      .filter((e) => e.advertisedToLegacy)
+      .reduce((capabilities, e) => e.capabilities?.(capabilities) ?? capabilities, this.coreCapabilities());
+    return this.legacyCapabilityCache;
+  }
+
   private coreCapabilities(): ServerCapabilities {
     const capabilities: ServerCapabilities = {};
     if (this.tools.size > 0) capabilities.tools = { listChanged: true };
@@ -182,10 +190,15 @@ export class ServerCore implements ServerHost {
     return this.tools.definitions();
   }
 
+  addResource(definition: ResourceDefinition, handler: ResourceHandler): () => void {
+    return this.resources.add(definition, handler);
+  }
+
   /* ---------------- changes ---------------- */
 
   listChanged(list: ChangeList): void {
     this.capabilityCache = undefined;
+    this.legacyCapabilityCache = undefined;
     void this.changes.publish({ type: 'list', list });
   }
 

@@ -17,6 +17,7 @@ import type { ChangeBus } from '../stores/change-bus.js';
 import type { RequestContext, ServerContext } from './context.js';
 import type { ServerLogger } from './options.js';
 import type { RequestMeta } from './request-meta.js';
+import type { ResourceDefinition, ResourceHandler } from './resources.js';
 import type { ToolCall, ToolDefinition, ToolHandOff } from './tools.js';
 
 /** Answers one method: its result (whatever its resultType), or throws an McpError. */
@@ -36,6 +37,8 @@ export interface ServerExtension {
   readonly context?: Readonly<Record<string, ContextMember>>;
   /** What it adds to the capabilities the core derived from what is registered. */
   capabilities?(core: ServerCapabilities): ServerCapabilities;
+  /** Whether what it adds to the capabilities is advertised to 2025-11-25 clients too (default: 2026-07-28 only). */
+  readonly advertisedToLegacy?: boolean;
 
   /** Point 1, era: before the 2026-07-28 gates, answers a request of another era itself, or returns undefined to go on. */
   route?(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> | undefined;
@@ -68,10 +71,14 @@ export interface ServerHost {
   readonly changes: ChangeBus;
   /** What the server advertises (the core's capabilities and every extension's). */
   capabilities(): ServerCapabilities;
+  /** What a 2025-11-25 client is told: the core's capabilities and those of the extensions `advertisedToLegacy`. */
+  legacyCapabilities(): ServerCapabilities;
   /** A tool's definition as registered (extensions read their own fields of it). */
   toolDefinition(name: unknown): ToolDefinition<SchemaInput | undefined> | undefined;
   /** Every registered tool's definition. */
   toolDefinitions(): Iterable<ToolDefinition<SchemaInput | undefined>>;
+  /** Registers a resource as `McpServer.resource` does (an extension that serves files through `resources/read`); returns what removes it. */
+  addResource(definition: ResourceDefinition, handler: ResourceHandler): () => void;
   /**
    * Runs a method for a request another era admitted: the extensions'
    * admission, then the handler with a context made from `meta`, asking

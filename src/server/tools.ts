@@ -35,6 +35,8 @@ export type ShapeToolResult = (value: unknown) => Promise<CallToolResult | Input
 /** The tool call a hand-off came from. */
 export interface ToolCall {
   readonly name: string;
+  /** The arguments as the client sent them. */
+  readonly arguments: Readonly<Record<string, unknown>>;
   readonly ctx: RequestContext;
   /** Shapes what the extension produced into the tool's result, as if the handler had returned it. */
   readonly shape: ShapeToolResult;
@@ -203,7 +205,7 @@ export class ToolRegistry {
     }
     const running = tool.handler(args, ctx);
     const returned: unknown = isThenable(running) ? await running : running;
-    if (isHandOff(returned)) return takeHandOff(returned, { name, ctx, shape: async (value) => this.shapeResult(name, tool, value, false) });
+    if (isHandOff(returned)) return takeHandOff(returned, { name, arguments: rawArgs, ctx, shape: async (value) => this.shapeResult(name, tool, value, false) });
     return this.shapeResult(name, tool, returned, true);
   }
 

@@ -3,12 +3,18 @@
  * questions a task waits on, in a store any instance can read. The work itself
  * runs on one instance (tasks/task-runner.ts), which hears answers and
  * cancellation for its tasks through the store's events, so `tasks/update` and
- * `tasks/cancel` work from whichever instance receives them.
+ * `tasks/cancel` work from whichever instance receives them. A shared store
+ * also has leases (who runs a task) and the checkpoints of resumable tasks
+ * (what another instance needs to carry one on).
  */
 
+import type { AuthInfo } from '../protocol/authorization.js';
 import type { JsonRpcErrorObject } from '../protocol/errors.js';
-import type { InputRequest, Result } from '../protocol/types.js';
+import type { InputRequest, JsonValue, Result } from '../protocol/types.js';
 import { ExpiringMap } from './expiring-map.js';
+import { MemoryTaskCheckpoints, MemoryTaskLeases, type TaskCheckpoints, type TaskLeases } from './task-checkpoints.js';
+
+export type { TaskCheckpoint, TaskCheckpoints, TaskLeases } from './task-checkpoints.js';
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
@@ -33,9 +39,26 @@ export interface TaskData {
   error?: JsonRpcErrorObject;
   /** Questions waiting for `tasks/update`, by key, while `input_required`. */
   inputRequests?: Record<string, InputRequest>;
+  /** The call that made a resumable task (absent for a plain one): what another instance runs again. */
+  call?: TaskCall;
+  /** How many times another instance took the task over after its instance stopped. */
+  resumptions?: number;
 }
 
-export type TaskPatch = Partial<Pick<TaskData, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests'>>;
+/** The tool call a resumable task came from, as plain data. */
+export interface TaskCall {
+  tool: string;
+  /** The arguments as the client sent them. */
+  arguments: Record<string, unknown>;
+  /** The request's `_meta` as sent (protocol version, client capabilities and info). */
+  meta: Record<string, unknown>;
+  /** The verified token's caller at creation (its claims; the token itself is never kept). */
+  auth?: AuthInfo;
+  /** What the request's flow had recorded when the tool handed the work over (answers of its input rounds, `ctx.once` results). */
+  flow?: JsonValue;
+}
+
+export type TaskPatch = Partial<Pick<TaskData, 'status' | 'statusMessage' | 'result' | 'error' | 'inputRequests' | 'resumptions'>>;
 
 /** What reaches the instance running a task. */
 export type TaskEvent = { type: 'answers'; answers: Record<string, unknown> } | { type: 'cancelled' };
@@ -62,13 +85,12 @@ export interface TaskStore {
   listen(taskId: string, onEvent: (event: TaskEvent) => void): Promise<() => void>;
   /**
    * Leases, for stores shared by several instances: the instance running a
-   * task holds its lease for `ms` and renews it; when it lapses (the instance
-   * died), any instance fails the task. A store of one process needs none:
-   * its tasks die with it.
+   * task holds its lease and renews it; when it lapses (the instance died),
+   * any instance fails the task, or resumes it when it is resumable.
    */
-  holdLease?(taskId: string, ms: number): Promise<void>;
-  releaseLease?(taskId: string): Promise<void>;
-  leaseHeld?(taskId: string): Promise<boolean>;
+  readonly leases?: TaskLeases;
+  /** What resumable tasks record as they go (needs `leases`); without it no task is resumable. */
+  readonly checkpoints?: TaskCheckpoints;
 }
 
 export interface MemoryTaskStoreOptions {
@@ -77,8 +99,16 @@ export interface MemoryTaskStoreOptions {
   clock?: () => number;
 }
 
-/** For one process (or tests). Several instances need a shared store, e.g. Redis. */
+/**
+ * For one process (or tests). Several instances need a shared store, e.g.
+ * Redis. Given to several servers of one process, its leases and
+ * checkpoints let one server resume what another left.
+ */
 export class MemoryTaskStore implements TaskStore {
+  readonly leases: TaskLeases;
+  readonly checkpoints: TaskCheckpoints;
+  /** The checkpoints as this store keeps them (it tells them of each resumable task it creates). */
+  private readonly memoryCheckpoints: MemoryTaskCheckpoints;
   private readonly tasks: ExpiringMap<string, TaskData>;
   /** The ids of each principal's tasks (some may have expired; counting checks). */
   private readonly byPrincipal = new Map<string, Set<string>>();
@@ -88,6 +118,13 @@ export class MemoryTaskStore implements TaskStore {
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.clock = options.clock ?? (() => Date.now());
     this.tasks = new ExpiringMap({ maxEntries: options.maxTasks ?? 10_000, clock: this.clock });
+    const leases = new MemoryTaskLeases(this.clock);
+    this.leases = leases;
+    this.memoryCheckpoints = new MemoryTaskCheckpoints(this.clock, leases, (taskId) => {
+      const task = this.tasks.get(taskId);
+      return task !== undefined && LIVE_STATUSES.includes(task.status);
+    });
+    this.checkpoints = this.memoryCheckpoints;
   }
 
   get size(): number {
@@ -101,6 +138,7 @@ export class MemoryTaskStore implements TaskStore {
     if (!this.tasks.set(task.taskId, structuredClone(task), task.createdAt + task.ttlMs)) return Promise.resolve('store-full');
     mine.add(task.taskId);
     this.byPrincipal.set(task.principal, mine);
+    if (task.call) this.memoryCheckpoints.track(task.taskId);
     return Promise.resolve('created');
   }
 

@@ -14,16 +14,17 @@ import type { ResultByMethod } from '../protocol/method-types.js';
 import { Method, TaskMethod } from '../protocol/methods.js';
 import type { ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import type { RequestContext } from '../server/context.js';
+import { recordedFlow, type RequestContext } from '../server/context.js';
 import type { ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from '../server/extension.js';
 import type { RequestMeta } from '../server/request-meta.js';
 import { madeByExtension } from '../server/results.js';
 import type { ToolCall, ToolHandOff } from '../server/tools.js';
-import { MemoryTaskStore, type TaskStore } from '../stores/task-store.js';
+import { MemoryTaskStore, type TaskCall, type TaskStore } from '../stores/task-store.js';
 import { StatusCountingStore } from './status-counting-store.js';
 import { TaskMethods } from './task-methods.js';
+import { TaskResumption } from './task-resumption.js';
 import { TaskRunner } from './task-runner.js';
-import { inlineTask, isTaskWork, taskWork, type TaskContext, type TaskOptions, type TaskReturn, type TaskWork } from './task-work.js';
+import { inlineTask, isTaskWork, taskToolOf, taskWork, type TaskContext, type TaskOptions, type TaskReturn, type TaskWork } from './task-work.js';
 
 export interface TasksOptions {
   /** How long a task's record lives after creation, in ms (default 1 hour). */
@@ -36,8 +37,16 @@ export interface TasksOptions {
   maxTasksPerPrincipal?: number;
   /** Where tasks are kept (default: this process's memory; `stores.tasks` of the server options sets it too). */
   store?: TaskStore;
-  /** How long the lease on a running task lasts without renewal, with a shared store (default 15 s): a task whose instance died fails within it. */
+  /**
+   * How long the lease on a running task lasts without renewal, with a shared
+   * store (default 15 s): a task whose instance died fails within it, or is
+   * resumed by another instance when its tool is resumable.
+   */
   leaseMs?: number;
+  /** How many times one resumable task is resumed after its instance stopped before it fails instead (default 3). */
+  maxResumptions?: number;
+  /** Most bytes of step results (`task.once`, as JSON) one resumable task records (default 1 MiB); the step that would pass it fails. */
+  maxCheckpointBytes?: number;
 }
 
 /** Whether a request's capabilities declare the Tasks extension. */
@@ -67,6 +76,7 @@ class TasksExtension implements ServerExtension {
     },
   };
   private readonly runner: TaskRunner;
+  private readonly resumption: TaskResumption;
   private readonly taskMethods: TaskMethods;
 
   constructor(
@@ -74,7 +84,9 @@ class TasksExtension implements ServerExtension {
     options: TasksOptions,
   ) {
     const maxTasks = options.store ? undefined : (options.maxTasks ?? 10_000);
-    const store = new StatusCountingStore(options.store ?? new MemoryTaskStore({ maxTasks }), (status) => host.taskStatus(status));
+    // Only a store the app gave may be shared with other servers: leases and resumption need one.
+    const store = new StatusCountingStore(options.store ?? new MemoryTaskStore({ maxTasks }), (status) => host.taskStatus(status), options.store !== undefined);
+    const leaseMs = options.leaseMs ?? 15_000;
     this.runner = new TaskRunner(
       store,
       {
@@ -82,11 +94,13 @@ class TasksExtension implements ServerExtension {
         pollIntervalMs: options.pollIntervalMs ?? 1000,
         maxTasksPerPrincipal: options.maxTasksPerPrincipal ?? 1000,
         maxTasks,
-        leaseMs: options.leaseMs ?? 15_000,
+        leaseMs,
+        maxCheckpointBytes: options.maxCheckpointBytes ?? 1024 * 1024,
       },
       host.logger,
     );
-    this.taskMethods = new TaskMethods(store);
+    this.resumption = new TaskResumption(host, store, this.runner, { leaseMs, maxResumptions: options.maxResumptions ?? 3 });
+    this.taskMethods = new TaskMethods(store, (taskId) => this.resumption.takeOver(taskId));
     const methods = this.taskMethods;
     const gated =
       (answer: (params: Record<string, unknown>, principal: string) => Promise<Record<string, unknown>>): MethodHandler =>
@@ -118,9 +132,11 @@ class TasksExtension implements ServerExtension {
   }
 
   admit(request: JsonRpcRequest, meta: RequestMeta): void {
+    // Timers start with the first request, never at start-up (Workers refuse them at global scope).
+    this.resumption.startSweeping();
     if (request.method === Method.ToolsCall) {
       // A task-only tool needs a request that can have a task (a 2025 session never can).
-      if (this.host.toolDefinition(request.params?.name)?.task === 'required' && !mayHaveTasks(meta)) throw missingCapabilityError([NEEDS_TASKS]);
+      if (taskToolOf(this.host.toolDefinition(request.params?.name)?.task)?.mode === 'required' && !mayHaveTasks(meta)) throw missingCapabilityError([NEEDS_TASKS]);
     } else if (request.method === Method.SubscriptionsListen && this.inUse) {
       // Task notifications are not delivered on listen streams (a MAY); asking for them without the extension is still -32021.
       const filter = request.params?.notifications;
@@ -131,11 +147,15 @@ class TasksExtension implements ServerExtension {
   async takeHandOff(handOff: ToolHandOff, call: ToolCall): Promise<ResultByMethod['tools/call']> {
     if (!isTaskWork(handOff)) throw new TypeError(`Tool "${call.name}" returned a hand-off to tasks that is not ctx.task work`);
     const { ctx } = call;
-    if (!this.host.toolDefinition(call.name)?.task || !mayHaveTasks(ctx)) {
+    // The handler ran again to resume a task: its work goes on under that task (the result is nobody's).
+    if (this.resumption.takeRerun(ctx.requestId, handOff, call.shape)) return { content: [] };
+    const tool = taskToolOf(this.host.toolDefinition(call.name)?.task);
+    if (!tool || !mayHaveTasks(ctx)) {
       // No task: the work runs inside this request, so its asks are this request's own.
       return call.shape(await handOff.run(inlineTask(ctx)));
     }
-    const task = await this.runner.start(handOff, ctx.principal ?? '', ctx.clientCapabilities, call.shape);
+    const resumable = tool.resume && this.resumption.possible ? taskCall(call) : undefined;
+    const task = await this.runner.start(handOff, ctx.principal ?? '', ctx.clientCapabilities, call.shape, resumable);
     // Cancelled while the task was being made (HTTP: the client went away): nobody will learn its id, so nobody could stop it.
     if (ctx.signal.aborted) {
       await this.taskMethods.abandon(task.taskId);
@@ -148,6 +168,16 @@ class TasksExtension implements ServerExtension {
   }
 
   close(): void {
+    this.resumption.close();
     this.runner.stopAll('The server is shutting down');
   }
+}
+
+/** What another instance needs to run a tool call again: its arguments, its request's `_meta`, its caller, and its flow so far. */
+function taskCall(call: ToolCall): TaskCall {
+  const made: TaskCall = { tool: call.name, arguments: { ...call.arguments }, meta: { ...call.ctx.meta } };
+  if (call.ctx.auth) made.auth = call.ctx.auth;
+  const flow = recordedFlow(call.ctx);
+  if (flow && Object.keys(flow).length > 0) made.flow = flow as TaskCall['flow'];
+  return made;
 }

@@ -4,21 +4,20 @@
  * metrics. Everything else goes straight to the store it wraps.
  */
 
-import type { TaskCreation, TaskData, TaskEvent, TaskPatch, TaskStatus, TaskStore } from '../stores/task-store.js';
+import type { TaskCheckpoints, TaskCreation, TaskData, TaskEvent, TaskLeases, TaskPatch, TaskStatus, TaskStore } from '../stores/task-store.js';
 
 export class StatusCountingStore implements TaskStore {
-  readonly holdLease?: (taskId: string, ms: number) => Promise<void>;
-  readonly releaseLease?: (taskId: string) => Promise<void>;
-  readonly leaseHeld?: (taskId: string) => Promise<boolean>;
+  readonly leases: TaskLeases | undefined;
+  readonly checkpoints: TaskCheckpoints | undefined;
 
+  /** `shared`: whether other servers may use the store too (else it needs no leases: its tasks live and die with this server). */
   constructor(
     private readonly store: TaskStore,
     private readonly count: (status: TaskStatus) => void,
+    shared: boolean,
   ) {
-    // Only the leases the store has: a store of one process has none, and the runner asks which it has.
-    if (store.holdLease) this.holdLease = store.holdLease.bind(store);
-    if (store.releaseLease) this.releaseLease = store.releaseLease.bind(store);
-    if (store.leaseHeld) this.leaseHeld = store.leaseHeld.bind(store);
+    this.leases = shared ? store.leases : undefined;
+    this.checkpoints = this.leases ? store.checkpoints : undefined;
   }
 
   async create(task: TaskData, maxPerPrincipal: number): Promise<TaskCreation> {

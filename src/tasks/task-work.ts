@@ -8,9 +8,10 @@
 
 import type { AnswersOf, QuestionMap } from '../mrtr/interaction.js';
 import type { Question } from '../mrtr/questions.js';
+import { randomId } from '../platform/crypto.js';
 import type { CoreContext } from '../server/context.js';
 import type { SchemaInput } from '../schema/resolve.js';
-import type { ToolHandOff, ToolResult } from '../server/tools.js';
+import type { ToolDefinition, ToolHandOff, ToolResult } from '../server/tools.js';
 
 /** What the background work sees. */
 export interface TaskContext {
@@ -25,6 +26,27 @@ export interface TaskContext {
    */
   ask<A>(question: Question<A>): Promise<A>;
   ask<M extends QuestionMap>(questions: M): Promise<AnswersOf<M>>;
+  /**
+   * A step: runs `fn` the first time the work reaches `name` and returns its
+   * result (a JSON value); reached again — the same name later in this run, or
+   * when a resumable task runs again on another instance — returns that result
+   * without running `fn`. In a resumable task the result is in the task store
+   * before `once` returns, so the next step never starts before this one is
+   * recorded; `fn` is given the step's idempotency key.
+   */
+  once<T>(name: string, fn: (step: TaskStep) => T | Promise<T>): Promise<T>;
+}
+
+/** What a step (`task.once`) is given. */
+export interface TaskStep {
+  /**
+   * `<task id>:<step name>`, the same each time this step runs. A step runs
+   * twice only when its instance stopped while it ran and another instance
+   * resumed the task: pass the key to what the step calls (a payment API's
+   * idempotency key, a unique column) so that the second run has no second
+   * effect. Inline (no task made) it is new for each run.
+   */
+  readonly idempotencyKey: string;
 }
 
 export interface TaskOptions {
@@ -70,6 +92,30 @@ class InlineTask implements TaskContext {
   get signal(): AbortSignal {
     return this.ctx.signal;
   }
+
+  /** The request's own `ctx.once`: a step of its flow, run once however many rounds it takes. */
+  once<T>(name: string, fn: (step: TaskStep) => T | Promise<T>): Promise<T> {
+    return this.ctx.once(name, () => fn({ idempotencyKey: `inline-${randomId(12)}:${name}` }));
+  }
+}
+
+/** How a tool takes part in tasks (its definition's `task`), or undefined when it does not. */
+export function taskToolOf(task: ToolDefinition<SchemaInput | undefined>['task']): Required<TaskTool> | undefined {
+  if (task === undefined) return undefined;
+  if (typeof task === 'string') return { mode: task, resume: false };
+  return { mode: task.mode ?? 'optional', resume: task.resume ?? false };
+}
+
+/** A tool definition's `task` in its long form. */
+export interface TaskTool {
+  /** As the short forms: `optional` (the default) or `required`. */
+  mode?: 'optional' | 'required';
+  /**
+   * Resume the task on another instance when the one running it stops
+   * (docs/tasks.md, "Tasks that outlive their instance"): with a shared
+   * task store, steps (`task.once`) done are not done again.
+   */
+  resume?: boolean;
 }
 
 declare module '../server/context.js' {
@@ -90,8 +136,10 @@ declare module '../server/tools.js' {
     /**
      * Tasks extension: `optional` — `ctx.task(fn)` becomes a task when the
      * request declared the extension, and runs inline otherwise; `required` — a
-     * request that did not declare it gets -32021. Without this, `ctx.task` always runs inline.
+     * request that did not declare it gets -32021; `{ resume: true }` (and
+     * `mode`) — a task another instance resumes when its own stops. Without
+     * this, `ctx.task` always runs inline.
      */
-    task?: 'optional' | 'required';
+    task?: 'optional' | 'required' | TaskTool;
   }
 }

@@ -13,6 +13,8 @@ export interface MessageLink {
   onMessage(listener: (message: unknown, raw?: string) => void): void;
   /** Called once when the other side goes away. */
   onClose(listener: () => void): void;
+  /** Writes at once what `send` has queued (links that batch their writes), e.g. before the output is ended. */
+  flush?(): void;
   close(): void;
 }
 

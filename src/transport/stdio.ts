@@ -42,6 +42,7 @@ export function streamLink(input: Readable, output: Writable): MessageLink {
     onClose(listener) {
       closers.push(listener);
     },
+    flush,
     close() {
       close();
       input.destroy();

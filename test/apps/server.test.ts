@@ -14,7 +14,8 @@ import { z } from 'zod';
 import { ask, createLinkPair, generateStateKey, McpServer, serveLink, type Extension } from '../../src/index.js';
 import { Client, LinkClientTransport } from '../../src/client.js';
 import { apps, registerApp, APP_MIME_TYPE, UI_EXTENSION } from '../../src/apps.js';
-import { meta } from '../helpers/http.js';
+import { Client as OfficialClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { meta, startHttp } from '../helpers/http.js';
 import { call } from '../helpers/in-process.js';
 import { errorOf, quietLogger, resultOf } from '../helpers/results.js';
 
@@ -53,6 +54,36 @@ describe('the capability', () => {
     plain.tool('t', {}, () => 'x');
     const without = resultOf(await call(plain, 'server/discover'));
     expect((without.capabilities as { extensions?: Record<string, unknown> }).extensions?.[UI_EXTENSION]).toBeUndefined();
+  });
+});
+
+describe('in a 2025-11-25 session (the official client, which speaks it by default)', () => {
+  async function session(capabilities: Record<string, unknown>): Promise<{ client: OfficialClient; close: () => Promise<void> }> {
+    const running = await startHttp(appServer());
+    const client = new OfficialClient({ name: 'official-host', version: '1.0.0' }, { capabilities });
+    await client.connect(new StreamableHTTPClientTransport(new URL(running.url)));
+    return { client, close: async () => (await client.close(), await running.close()) };
+  }
+
+  it("declares the extension in initialize's capabilities, and lists the app-only tool to a host that renders apps", async () => {
+    const { client, close } = await session(HOST_CAPABILITIES);
+    try {
+      expect(client.getServerCapabilities()?.extensions?.[UI_EXTENSION]).toEqual({});
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['show_board', 'refresh_board', 'summary']);
+      expect((await client.callTool({ name: 'refresh_board', arguments: {} })).content).toEqual([{ type: 'text', text: 'refreshed' }]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('keeps the app-only tool from a session whose initialize did not declare the extension', async () => {
+    const { client, close } = await session({});
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['show_board', 'summary']);
+      await expect(client.callTool({ name: 'refresh_board', arguments: {} })).rejects.toThrow(/Unknown tool: refresh_board/);
+    } finally {
+      await close();
+    }
   });
 });
 

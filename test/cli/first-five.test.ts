@@ -204,6 +204,13 @@ describe('less noise', () => {
     expect(run.stderr).not.toContain('tessera keygen');
   });
 
+  it('call --help names one default for --root (none), not two', async () => {
+    const run = await runCli(['call', '--help']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('none by default');
+    expect(run.stdout).not.toContain('(default: [])');
+  });
+
   it('list --help offers no question options (it asks nothing)', async () => {
     const run = await runCli(['list', '--help']);
     expect(run.code).toBe(0);

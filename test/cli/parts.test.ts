@@ -186,8 +186,8 @@ describe('targets', () => {
 });
 
 describe('roots', () => {
-  it('are the working directory by default, paths as file:// URIs, file:// URIs as given', () => {
-    expect(rootsFrom([], '/home/ada/project')).toEqual([{ uri: 'file:///home/ada/project', name: 'project' }]);
+  it('are none by default (never the working directory unasked), paths as file:// URIs, file:// URIs as given', () => {
+    expect(rootsFrom([])).toEqual([]);
     expect(rootsFrom(['/tmp/a b', 'file:///srv/r'])).toEqual([{ uri: 'file:///tmp/a%20b', name: 'a b' }, { uri: 'file:///srv/r' }]);
   });
 

@@ -223,9 +223,13 @@ describe('list, read, prompt', () => {
     expect(run).toMatchObject({ code: 0, stdout: 'user: Say hello to Ada, in a warm tone.\n' });
   });
 
-  it('offers the working directory as the root, or each --root', async () => {
+  it('offers no root unless asked (not the working directory), and each --root', async () => {
     const plain = await runCli(['call', demo.url, 'where'], { cwd: dir });
-    expect(plain.stdout).toBe(`${pathToFileURL(dir).href}\n`);
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toBe('');
+    expect(plain.stderr).toContain('error -32021');
+    expect(plain.stderr).toContain('The server needs roots (directories you grant it): pass --root <dir>.');
+    expect(plain.stderr).not.toContain(pathToFileURL(dir).href);
     const given = await runCli(['call', demo.url, 'where', '--root', '/srv/app', '--root', 'file:///srv/repo']);
     expect(given.stdout).toBe('file:///srv/app\nfile:///srv/repo\n');
     // Roots are file:// URIs: anything else is refused before connecting.

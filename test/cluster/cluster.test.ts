@@ -1,9 +1,12 @@
 /**
  * The several-instances recipe (docs/several-instances.md), run for real: a
- * redis-server on a free port, three `tessera serve dist/examples/cluster-server.js
- * --redis <url>` processes sharing one key ring, and nginx round-robin in front
- * from the repository's own config (deploy/nginx/mcp-cluster.conf), nothing
- * sticky. Every process is started here on 127.0.0.1 and stopped by PID.
+ * redis-server on a free port, three `tessera serve <module> --redis <url>`
+ * processes sharing one key ring, and nginx round-robin in front from the
+ * repository's own config (deploy/nginx/mcp-cluster.conf), nothing sticky.
+ * The module is the recipe's example (examples/cluster-server.ts) with one
+ * resumable task tool added (fixtures/cluster-ledger-server.ts), whose steps
+ * write to a ledger in the same Redis. Every process is started here on
+ * 127.0.0.1 and stopped by PID.
  *
  * Which instance did what is read from the instances themselves: each writes
  * its request log (`--log json`, every round with its flow id and number) to
@@ -16,10 +19,12 @@
  * 2025 clients (404, session unknown), the killed instance's task (unknown on
  * the survivors) and the outage (no 503). With a key ring per instance, the
  * MRTR flows and the 50 retries fail (requestState invalid on the next
- * instance).
+ * instance). Before resumable tasks, the killed instance's ledger job read
+ * `failed` on the survivors and its client's callTool threw.
  */
 
 import { spawn } from 'node:child_process';
+import { createClient } from '@redis/client';
 import { freePort } from '../../fixtures/ports.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as OfficialClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -65,10 +70,12 @@ let nginx: Nginx;
 const instances: Instance[] = [];
 
 /** One instance, as the recipe runs it: `tessera serve <module> --port <port> --redis <url> --keys <keys> --log json`. */
-async function startInstance(name: string, port: number): Promise<Instance> {
-  const module = compiledFile('examples/cluster-server.js', [`${ROOT}examples/cluster-server.ts`]);
+async function startInstance(name: string, port: number, leaseMs = LEASE_MS): Promise<Instance> {
+  compiledFile('examples/cluster-server.js', [`${ROOT}examples/cluster-server.ts`]);
+  const module = compiledFile('fixtures/cluster-ledger-server.js', [`${ROOT}fixtures/cluster-ledger-server.ts`]);
   const args = [cliPath(), 'serve', module, '--port', String(port), '--redis', redis.url, '--keys', KEYS, '--log', 'json'];
-  const proc = new Background(spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', INSTANCE_NAME: name, TASK_LEASE_MS: String(LEASE_MS) } }));
+  const env = { ...process.env, NO_COLOR: '1', INSTANCE_NAME: name, TASK_LEASE_MS: String(leaseMs), LEDGER_REDIS_URL: redis.url };
+  const proc = new Background(spawn(process.execPath, args, { cwd: ROOT, env }));
   const [, url] = await proc.waitFor(/serving .* on (http:\/\/\S+\/mcp)/);
   const log = (): LogEntry[] =>
     proc.stderr
@@ -85,6 +92,19 @@ function instanceTails(): string {
 
 function instance(name: string): Instance {
   return instances.find((i) => i.name === name)!;
+}
+
+/** `kill -9` of one instance; resolves once it is gone. */
+async function killInstance(which: Instance): Promise<void> {
+  const exited = which.proc.exited;
+  process.kill(which.proc.proc.pid!, 'SIGKILL');
+  await exited;
+}
+
+/** Starts a killed instance again on its port (nginx's upstream), for the tests after. */
+async function restartInstance(which: Instance): Promise<void> {
+  const fresh = await startInstance(which.name, which.port);
+  instances.splice(instances.indexOf(which), 1, fresh);
 }
 
 function textOf(result: Json | undefined): string {
@@ -331,6 +351,103 @@ describe('three instances behind nginx round-robin, sharing Redis', () => {
     await tasksCancel(b!.url, after.taskId as string);
   }, 60_000);
 
+  /**
+   * A resumable task with five steps, each counted in the ledger; the instance
+   * running it is killed with SIGKILL in the middle of step 3. The client, on
+   * nginx, just waits longer: another instance claims the lapsed lease, runs
+   * the tool again, skips steps 1–2 (recorded), runs step 3 again under the
+   * same idempotency key, then 4 and 5. With `question`, the task asks after
+   * step 2 and the client answers before the kill: the answer is not asked for again.
+   */
+  async function ledgerJobSurvivesKill(run: string, question: boolean): Promise<void> {
+    const ledger = createClient({ url: redis.url });
+    await ledger.connect();
+    const asked: string[] = [];
+    const client = new Client(
+      { name: 'cluster-ledger', version: '0' },
+      { era: 'modern', elicitation: { form: (params) => (asked.push(params.message), { action: 'accept', content: { colour: 'teal' } }) } },
+    );
+    let killed: Instance | undefined;
+    try {
+      await ledger.set(`${run}:hold:3`, '1');
+      await client.connect(nginx.url);
+      const calling = client.callTool('ledger_job', { run, question });
+      calling.catch(() => undefined);
+      // Bounded wait for step 3 to start on the instance that runs the task.
+      const deadline = Date.now() + HANG_GUARD_MS;
+      while (Number(await ledger.get(`${run}:count:3`)) < 1) {
+        if (Date.now() > deadline) throw new Error(`step 3 never started\n${instanceTails()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const ownerName = (await ledger.lRange(`${run}:ran-on:3`, 0, -1))[0]!;
+      killed = instance(ownerName);
+      await killInstance(killed);
+      await ledger.del(`${run}:hold:3`);
+
+      const result = await calling;
+      const finisher = /finished by ([abc])$/.exec(textOf(result as Json))?.[1];
+      expect(textOf(result as Json)).toBe(`ledger ${run}: 15 (${question ? 'teal' : 'none'}), finished by ${finisher}`);
+      expect(finisher).not.toBe(ownerName);
+      expect(asked).toHaveLength(question ? 1 : 0);
+
+      const counts = await Promise.all([1, 2, 3, 4, 5].map(async (n) => Number(await ledger.get(`${run}:count:${n}`))));
+      // Steps 1–2 and 4–5 once; step 3 twice here (at most twice is the promise): once on the killed instance, once on the next.
+      expect(counts).toEqual([1, 1, 2, 1, 1]);
+      const keys = await Promise.all([1, 2, 3, 4, 5].map((n) => ledger.lRange(`${run}:keys:${n}`, 0, -1)));
+      const taskId = keys[0]![0]!.replace(/:step-1$/, '');
+      expect(taskId).toMatch(/^task-/);
+      keys.forEach((list, i) => expect(new Set(list), `the keys of step ${i + 1}`).toEqual(new Set([`${taskId}:step-${i + 1}`])));
+      const ranOn = await Promise.all([1, 2, 3, 4, 5].map((n) => ledger.lRange(`${run}:ran-on:${n}`, 0, -1)));
+      expect(ranOn).toEqual([[ownerName], [ownerName], [ownerName, finisher], [finisher], [finisher]]);
+      // The survivors read one task, completed.
+      const seen = (await tasksGet(nginx.url, taskId)).response!.result as Json;
+      expect(seen).toMatchObject({ taskId, status: 'completed' });
+    } finally {
+      await client.close();
+      await ledger.close();
+      if (killed) await restartInstance(killed);
+    }
+  }
+
+  it('carries a resumable task on after its instance is killed with SIGKILL mid-step: each step once, the one in progress at most twice', async () => {
+    await ledgerJobSurvivesKill('ledger-plain', false);
+  }, 60_000);
+
+  it('carries a resumable task on after the kill with the answer its question got before it', async () => {
+    await ledgerJobSurvivesKill('ledger-asked', true);
+  }, 60_000);
+
+  it('hands a resumable task over at once when its instance is stopped with SIGTERM', async () => {
+    const run = 'ledger-term';
+    const ledger = createClient({ url: redis.url });
+    await ledger.connect();
+    // A fourth instance, outside nginx, whose lease lasts ten minutes: only its giving the task up lets another carry it on within the test.
+    const d = await startInstance('d', await freePort(), 600_000);
+    try {
+      await ledger.set(`${run}:hold:3`, '1');
+      const taskId = (await createTask(d.url, 'ledger_job', { run })).taskId as string;
+      const deadline = Date.now() + HANG_GUARD_MS;
+      while (Number(await ledger.get(`${run}:count:3`)) < 1) {
+        if (Date.now() > deadline) throw new Error(`step 3 never started on d: ${d.proc.stderr}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const exited = d.proc.exited;
+      process.kill(d.proc.proc.pid!, 'SIGTERM');
+      const guard = new Promise((_, reject) => setTimeout(() => reject(new Error(`d did not exit on SIGTERM: ${d.proc.stderr}`)), HANG_GUARD_MS));
+      await Promise.race([exited, guard]);
+      await ledger.del(`${run}:hold:3`);
+
+      const done = await pollTask(nginx.url, taskId, (t) => t.status !== 'working' && t.status !== 'input_required');
+      expect(done).toMatchObject({ taskId, status: 'completed' });
+      expect(textOf(done.result)).toMatch(new RegExp(`^ledger ${run}: 15 \\(none\\), finished by [abc]$`));
+      const counts = await Promise.all([1, 2, 3, 4, 5].map(async (n) => Number(await ledger.get(`${run}:count:${n}`))));
+      expect(counts).toEqual([1, 1, 2, 1, 1]);
+    } finally {
+      d.proc.stop();
+      await ledger.close();
+    }
+  }, 60_000);
+
   it('fails the task of an instance killed with SIGKILL, as read from the survivors within the lease', async () => {
     const [a, b, c] = NAMES.map(instance);
     const created = await createTask(c!.url, 'long_job');
@@ -338,9 +455,7 @@ describe('three instances behind nginx round-robin, sharing Redis', () => {
     const running = await pollTask(a!.url, taskId, (t) => t.status === 'input_required');
     expect(question(running).message).toBe('[c] Start the job?');
 
-    const exited = c!.proc.exited;
-    process.kill(c!.proc.proc.pid!, 'SIGKILL');
-    await exited;
+    await killInstance(c!);
 
     const failed = await pollTask(b!.url, taskId, (t) => t.status !== 'input_required' && t.status !== 'working');
     expect(failed).toMatchObject({ taskId, status: 'failed', statusMessage: expect.stringMatching(/instance.*stopped.*lease lapsed/) });

@@ -53,7 +53,7 @@ export function growth(report: ProbeReport): { rss: number; heap: number } {
 }
 
 export async function probe(plan: ProbePlan, options: { maxOldSpaceMb?: number } = {}): Promise<ProbeReport> {
-  compiledFile('src/client/client.js', [`${ROOT}src/client/client.ts`, `${ROOT}src/client/http-transport.ts`, `${ROOT}src/client/bounded-body.ts`]);
+  compiledFile('src/client/client.js', [`${ROOT}src/client/client.ts`, `${ROOT}src/client/http-transport.ts`, `${ROOT}src/client/bounded-body.ts`, `${ROOT}src/protocol/bounded-body.ts`]);
   const args = ['--expose-gc', ...(options.maxOldSpaceMb ? [`--max-old-space-size=${options.maxOldSpaceMb}`] : []), PROBE, JSON.stringify(plan)];
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   trackPid(child.pid);

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { ask, McpServer, protectedResource } from '../../src/index.js';
 import { Client } from '../../src/client.js';
 import type { HttpTransportOptions } from '../../src/node.js';
-import { rawMcpPost, rawRequest } from './raw-http.js';
+import { rawMcpPost, rawMcpPostLines, rawRequest } from './raw-http.js';
 import { quietLogger } from './results.js';
 
 export interface MountedApp {
@@ -146,6 +146,19 @@ export function frameworkContract(framework: string, start: StartApp): void {
       const metadata = await fetch(`${originOf(app.url)}/.well-known/oauth-protected-resource/mcp`);
       expect(metadata.status).toBe(200);
       expect(await metadata.json()).toMatchObject({ resource, authorization_servers: ['https://auth.example.com'] });
+    });
+
+    it('protected (auth): two Authorization header lines are a 400 invalid_request, whatever they hold', async () => {
+      // Port 1: nothing listens, so a token that got as far as the verifier would be a 503, not a 400.
+      const app = await mount({ auth: protectedResource({ issuer: 'http://127.0.0.1:1', resource: 'https://mcp.example.com/mcp' }) });
+      for (const second of ['Bearer junk', 'Bearer abc', '']) {
+        const reply = await rawMcpPostLines(app.url, [
+          ['Authorization', 'Bearer abc'],
+          ['Authorization', second],
+        ]);
+        expect(reply.status, second).toBe(400);
+        expect(reply.headers['www-authenticate']).toContain('error="invalid_request"');
+      }
     });
 
     it('answers a CORS preflight for an allowed origin as the built-in transport does', async () => {

@@ -166,3 +166,22 @@ export function truncatedJson(): Behaviour {
 export function sse(events: Json[]): string {
   return events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
 }
+
+/**
+ * An answer that is a JSON object `head` padded to `bytes` through one string
+ * member, streamed with backpressure, for documents too large to accept
+ * (a key set, metadata, a token response). `finished`: how many bytes went
+ * out before the reader went away (or all of them).
+ */
+export function paddedJson(head: Record<string, unknown>, bytes: number): ((res: ServerResponse) => Promise<void>) & { finished: Promise<number> } {
+  let done!: (sent: number) => void;
+  const finished = new Promise<number>((resolve) => (done = resolve));
+  const write = async (res: ServerResponse): Promise<void> => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write(`${JSON.stringify(head).slice(0, -1)},"padding":"`);
+    const sent = await writeUpTo(res, 'A'.repeat(64 * 1024), bytes);
+    if (!res.destroyed) res.end('"}');
+    done(sent);
+  };
+  return Object.assign(write, { finished });
+}

@@ -5,6 +5,7 @@
  */
 
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
 import { VERSION, meta } from './http.js';
 
 export interface RawReply {
@@ -83,4 +84,61 @@ export function rawMcpPost(
     for (const existing of Object.keys(base)) if (existing.toLowerCase() === name.toLowerCase()) delete base[existing];
   }
   return rawRequest(url, { headers: { ...base, ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: full }) });
+}
+
+/**
+ * A request written byte for byte on a socket, for what node:http's client
+ * cannot send: the same header twice (it keeps one line per name, whatever
+ * the case). Each header line goes out as given; the answer is read to the
+ * connection's close (`Connection: close`) and must carry a Content-Length.
+ */
+export function rawLines(url: string, init: { method?: string; headers: Array<[string, string]>; body?: string }): Promise<RawReply> {
+  const target = new URL(url);
+  if (target.hostname !== '127.0.0.1') throw new Error('raw-http only talks to 127.0.0.1');
+  const body = init.body ?? '';
+  const head = [
+    `${init.method ?? 'POST'} ${target.pathname}${target.search} HTTP/1.1`,
+    `Host: ${target.host}`,
+    ...init.headers.map(([name, value]) => `${name}: ${value}`),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(target.port), target.hostname, () => socket.write(`${head.join('\r\n')}\r\n\r\n${body}`));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [statusLine = '', ...lines] = text.slice(0, text.indexOf('\r\n\r\n')).split('\r\n');
+      const headers: IncomingHttpHeaders = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      const replyBody = text.slice(text.indexOf('\r\n\r\n') + 4);
+      let json: Record<string, unknown> | undefined;
+      try {
+        json = replyBody ? (JSON.parse(replyBody) as Record<string, unknown>) : undefined;
+      } catch {
+        json = undefined;
+      }
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: replyBody, json });
+    });
+  });
+}
+
+/** A well-formed MCP POST (tools/list) with these extra header lines, repeats kept. */
+export function rawMcpPostLines(url: string, lines: Array<[string, string]>): Promise<RawReply> {
+  const params = { _meta: meta() };
+  return rawLines(url, {
+    headers: [
+      ['Content-Type', 'application/json'],
+      ['Accept', 'application/json, text/event-stream'],
+      ['MCP-Protocol-Version', VERSION],
+      ['Mcp-Method', 'tools/list'],
+      ...lines,
+    ],
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params }),
+  });
 }

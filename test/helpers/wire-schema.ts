@@ -1,7 +1,8 @@
 /**
  * Validates messages the project sends against the official 2026-07-28 JSON
  * schema (test/spec), plus the MRTR invariants the schema cannot express,
- * and the Tasks extension's results (§14), which the core schema does not define.
+ * and the results of the Tasks (§14) and Skills (SEP-2640) extensions, which
+ * the core schema does not define.
  */
 
 import { loadSpecSchema } from './spec-schema.js';
@@ -129,6 +130,48 @@ const TASK_RESULT_CHECKS: Record<string, (result: Record<string, unknown>, metho
   'tasks/cancel': checkTaskAck,
 };
 
+/* ---------------- Skills extension (io.modelcontextprotocol/skills, SEP-2640) ---------------- */
+
+const SKILL_DIGEST = /^sha256:[0-9a-f]{64}$/;
+
+/** A `Skill` entry: `uri`, `frontmatter` with `name` and `description`, `resources` an array of {uri, digest, size} or "dynamic". */
+function checkSkillEntry(skill: unknown, what: string): void {
+  if (!isObject(skill) || typeof skill.uri !== 'string') throw new WireSchemaError(`${what}: a skill entry needs a string uri`);
+  const frontmatter = skill.frontmatter;
+  if (!isObject(frontmatter) || typeof frontmatter.name !== 'string' || typeof frontmatter.description !== 'string') {
+    throw new WireSchemaError(`${what}: frontmatter needs string name and description`);
+  }
+  if (skill.resources === 'dynamic') return;
+  if (!Array.isArray(skill.resources)) throw new WireSchemaError(`${what}: resources must be an array or "dynamic"`);
+  for (const file of skill.resources) {
+    if (!isObject(file) || typeof file.uri !== 'string' || typeof file.digest !== 'string' || !SKILL_DIGEST.test(file.digest) || !Number.isInteger(file.size) || (file.size as number) < 0) {
+      throw new WireSchemaError(`${what}: a resources item needs uri, a sha256:<hex> digest and a byte size: ${JSON.stringify(file)}`);
+    }
+  }
+}
+
+function checkCacheable(result: Record<string, unknown>, what: string): void {
+  if (!Number.isInteger(result.ttlMs) || (result.cacheScope !== 'public' && result.cacheScope !== 'private')) throw new WireSchemaError(`${what} needs ttlMs and cacheScope`);
+}
+
+const SKILL_RESULT_CHECKS: Record<string, (result: Record<string, unknown>) => void> = {
+  'skills/list': (result) => {
+    if (!Array.isArray(result.skills)) throw new WireSchemaError('skills/list result needs a skills array');
+    result.skills.forEach((skill, i) => checkSkillEntry(skill, `skills[${i}]`));
+    if (result.nextCursor !== undefined && typeof result.nextCursor !== 'string') throw new WireSchemaError('nextCursor must be a string');
+    checkCacheable(result, 'skills/list result');
+  },
+  'skills/get': (result) => {
+    checkSkillEntry(result.skill, 'skills/get result');
+    if ('nextCursor' in result) throw new WireSchemaError('skills/get result carries no cursor');
+    checkCacheable(result, 'skills/get result');
+  },
+  'resources/directory/read': (result) => {
+    if (!Array.isArray(result.resources)) throw new WireSchemaError('resources/directory/read result needs a resources array');
+    for (const resource of result.resources) check('Resource', resource, 'a directory child');
+  },
+};
+
 /**
  * Asserts that a message a server sent is valid 2026-07-28 wire. `method` is
  * the method of the request a response answers (to pick the result type).
@@ -164,6 +207,11 @@ export function assertServerMessage(message: unknown, method?: string): void {
   const taskCheck = method && Object.hasOwn(TASK_RESULT_CHECKS, method) ? TASK_RESULT_CHECKS[method] : undefined;
   if (taskCheck) {
     taskCheck(result, method!);
+    return;
+  }
+  if (method && Object.hasOwn(SKILL_RESULT_CHECKS, method)) {
+    check('Result', result, `${method} result`);
+    SKILL_RESULT_CHECKS[method]!(result);
     return;
   }
   const def = method ? spec.resultFor(method) : undefined;

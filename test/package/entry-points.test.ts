@@ -20,23 +20,22 @@ interface Manifest {
 const manifest = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as Manifest;
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
 
-/** Entry name (`index`, `client`, …) → its export condition map. */
+/** Entry name (`index`, `client`, `skills-node` for `./skills/node`, …) → its export condition map. */
 const entries = Object.fromEntries(
   Object.entries(manifest.exports)
     .filter(([key]) => key !== './package.json')
-    .map(([key, target]) => [key === '.' ? 'index' : key.slice(2), target as { types: string; default: string }]),
+    .map(([key, target]) => [key === '.' ? 'index' : key.slice(2).replaceAll('/', '-'), target as { types: string; default: string }]),
 );
 
 /** The entries that must run anywhere: no `node:*` module reachable, in code or in types. */
-const PORTABLE = ['index', 'client', 'fetch', 'hono', 'apps', 'apps-host'];
+const PORTABLE = ['index', 'client', 'fetch', 'hono', 'skills', 'apps', 'apps-host'];
 
-/** Every module specifier reachable from `file` through src/'s own files (relative imports), with the file that names it. */
-function reachableExternals(file: string): Map<string, string> {
-  const seen = new Set<string>();
+/** Every module specifier reachable from `file` through src/'s own files (relative imports), with the file that names it; `files` gets those files. */
+function reachableExternals(file: string, files = new Set<string>()): Map<string, string> {
   const externals = new Map<string, string>();
   const visit = (path: string): void => {
-    if (seen.has(path)) return;
-    seen.add(path);
+    if (files.has(relative(src, path))) return;
+    files.add(relative(src, path));
     for (const specifier of specifiersOf(path)) {
       if (specifier.startsWith('.')) visit(resolve(dirname(path), specifier.replace(/\.js$/, '.ts')));
       else if (!externals.has(specifier)) externals.set(specifier, relative(src, path));
@@ -48,7 +47,7 @@ function reachableExternals(file: string): Map<string, string> {
 
 describe('the entry points', () => {
   it('are the ones the docs describe', () => {
-    expect(Object.keys(entries).sort()).toEqual(['apps', 'apps-host', 'client', 'express', 'fastify', 'fetch', 'hono', 'index', 'node', 'redis', 'stdio', 'testing']);
+    expect(Object.keys(entries).sort()).toEqual(['apps', 'apps-host', 'client', 'express', 'fastify', 'fetch', 'hono', 'index', 'node', 'redis', 'skills', 'skills-node', 'stdio', 'testing']);
   });
 
   it.each(Object.entries(entries))('%s: types and code from src/<entry>.ts, built', (name, target) => {
@@ -64,6 +63,17 @@ describe('the entry points', () => {
   it('the check sees node:* where it is (the Node entries)', () => {
     expect([...reachableExternals(`${src}node.ts`).keys()]).toContain('node:http');
     expect([...reachableExternals(`${src}stdio.ts`).keys()]).toContain('node:child_process');
+    expect([...reachableExternals(`${src}skills-node.ts`).keys()]).toContain('node:fs/promises');
+  });
+
+  it.each(['index', 'client', 'node', 'fetch', 'stdio'])('%s does not load the Skills extension or its YAML parser (a server or client without skills pays nothing)', (name) => {
+    const files = new Set<string>();
+    expect([...reachableExternals(`${src}${name}.ts`, files).keys()]).not.toContain('yaml');
+    expect([...files].filter((file) => file.startsWith('skills/'))).toEqual([]);
+  });
+
+  it('the check sees the YAML parser where it is (the skills entry)', () => {
+    expect(reachableExternals(`${src}skills.ts`).get('yaml')).toBe('skills/frontmatter.ts');
   });
 });
 

@@ -46,6 +46,17 @@ describe('the crypto port', () => {
     expect(await port.sha256Base64url('é')).toBe(Buffer.from(await crypto.subtle.digest('SHA-256', new Uint8Array([0xc3, 0xa9]))).toString('base64url'));
   });
 
+  it.each(ports)('%s: SHA-256 of raw bytes is the digest of those bytes, not of a text (FIPS 180-2 vector)', async (_name, port) => {
+    const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+    expect(hex(await port.sha256(new TextEncoder().encode('abc')))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    // Bytes that are not UTF-8 are hashed as they are (0xff would become U+FFFD through a text).
+    const raw = new Uint8Array([0xff, 0x00, 0xc3]);
+    expect(hex(await port.sha256(raw))).toBe(nodeCrypto.createHash('sha256').update(raw).digest('hex'));
+    // A view into a larger buffer hashes only its own bytes.
+    const view = new Uint8Array([9, 9, 0x61, 0x62, 0x63, 9]).subarray(2, 5);
+    expect(hex(await port.sha256(view))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+
   it.each(ports)('%s: base64url matches RFC 4648 §10 (unpadded, url alphabet)', (_name, port) => {
     const cases: Array<[string, string]> = [['', ''], ['f', 'Zg'], ['fo', 'Zm8'], ['foo', 'Zm9v'], ['foob', 'Zm9vYg'], ['fooba', 'Zm9vYmE'], ['foobar', 'Zm9vYmFy']];
     for (const [plain, encoded] of cases) {

@@ -56,7 +56,18 @@ function task(overrides: Partial<TaskData> = {}): TaskData {
   return { taskId: fresh('task'), principal: 'alice', status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: HOUR, pollIntervalMs: 1000, ...overrides };
 }
 
-export function taskStoreContract(name: string, make: () => TaskStore | Promise<TaskStore>): void {
+/** `shared`: the store is meant for several servers, so it must have leases and checkpoints (without, those tests are skipped). */
+export function taskStoreContract(name: string, make: () => TaskStore | Promise<TaskStore>, shared = false): void {
+  /** The store, with its leases and checkpoints; undefined for a store of one process that has none. */
+  const makeShared = async (): Promise<(TaskStore & Required<Pick<TaskStore, 'leases' | 'checkpoints'>>) | undefined> => {
+    const store = await make();
+    if (shared) {
+      expect(store.leases, `${name} has leases`).toBeDefined();
+      expect(store.checkpoints, `${name} has checkpoints`).toBeDefined();
+    }
+    return store.leases && store.checkpoints ? (store as TaskStore & Required<Pick<TaskStore, 'leases' | 'checkpoints'>>) : undefined;
+  };
+
   describe(`${name} (TaskStore)`, () => {
     it('gives back the task as created, as data the caller cannot change in the store', async () => {
       const store = await make();
@@ -130,6 +141,108 @@ export function taskStoreContract(name: string, make: () => TaskStore | Promise<
       await expect.poll(() => heardB.length).toBe(1);
       expect(heardA).toEqual([{ type: 'answers', answers: { q: { roots: [] } } }]);
       expect(heardB).toEqual([{ type: 'cancelled' }]);
+    });
+
+    it('gives a lease to one of many concurrent claims; only its owner renews or releases it', async () => {
+      const store = await makeShared();
+      if (!store) return;
+      const { leases } = store;
+      const taskId = fresh('leased');
+      const claims = await Promise.all(['a', 'b', 'c', 'd', 'e'].map((owner) => leases.claim(taskId, owner, HOUR).then((won) => (won ? owner : undefined))));
+      const winners = claims.filter((owner) => owner !== undefined);
+      expect(winners).toHaveLength(1);
+      const owner = winners[0]!;
+      const other = owner === 'a' ? 'b' : 'a';
+      expect(await leases.held(taskId)).toBe(true);
+      expect(await leases.renew(taskId, other, HOUR)).toBe(false);
+      expect(await leases.renew(taskId, owner, HOUR)).toBe(true);
+      await leases.release(taskId, other);
+      expect(await leases.held(taskId)).toBe(true);
+      await leases.release(taskId, owner);
+      expect(await leases.held(taskId)).toBe(false);
+      expect(await leases.renew(taskId, owner, HOUR)).toBe(false);
+      expect(await leases.claim(taskId, other, HOUR)).toBe(true);
+    });
+
+    it('lets a lease lapse when it is not renewed', async () => {
+      const store = await makeShared();
+      if (!store) return;
+      const { leases } = store;
+      const taskId = fresh('lapsing');
+      expect(await leases.claim(taskId, 'a', 100)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await leases.held(taskId)).toBe(false);
+      expect(await leases.renew(taskId, 'a', 100)).toBe(false);
+      expect(await leases.claim(taskId, 'b', HOUR)).toBe(true);
+    });
+
+    it("records a step only for the lease's owner, and gives the steps back", async () => {
+      const store = await makeShared();
+      if (!store) return;
+      const created = task();
+      await store.create(created, 10);
+      const expiresAt = Date.now() + HOUR;
+      expect(await store.checkpoints.read(created.taskId)).toEqual({ steps: {}, answers: {} });
+      expect(await store.checkpoints.saveStep(created.taskId, 'a', 'charge', { id: 'ch_1' }, expiresAt)).toBe(false);
+      await store.leases.claim(created.taskId, 'a', HOUR);
+      expect(await store.checkpoints.saveStep(created.taskId, 'a', 'charge', { id: 'ch_1' }, expiresAt)).toBe(true);
+      expect(await store.checkpoints.saveStep(created.taskId, 'b', 'ship', 'late', expiresAt)).toBe(false);
+      expect(await store.checkpoints.saveStep(created.taskId, 'a', 'count', 3, expiresAt)).toBe(true);
+      const read = await store.checkpoints.read(created.taskId);
+      expect(read).toEqual({ steps: { charge: { id: 'ch_1' }, count: 3 }, answers: {} });
+      (read.steps.charge as Record<string, unknown>).id = 'changed';
+      expect((await store.checkpoints.read(created.taskId)).steps.charge).toEqual({ id: 'ch_1' });
+    });
+
+    it('keeps the first answer recorded for each question, and says which answers hold', async () => {
+      const store = await makeShared();
+      if (!store) return;
+      const taskId = fresh('answered');
+      const expiresAt = Date.now() + HOUR;
+      expect(await store.checkpoints.saveAnswers(taskId, { 'colour-1': { action: 'accept', content: { colour: 'teal' } } }, expiresAt)).toEqual({
+        'colour-1': { action: 'accept', content: { colour: 'teal' } },
+      });
+      const again = await store.checkpoints.saveAnswers(taskId, { 'colour-1': { action: 'decline' }, 'size-2': { action: 'accept', content: { size: 3 } } }, expiresAt);
+      expect(again).toEqual({ 'colour-1': { action: 'accept', content: { colour: 'teal' } }, 'size-2': { action: 'accept', content: { size: 3 } } });
+      expect((await store.checkpoints.read(taskId)).answers).toEqual(again);
+    });
+
+    it('lets what a task recorded expire when it is told to (with the task)', async () => {
+      const store = await makeShared();
+      if (!store) return;
+      const taskId = fresh('short-lived');
+      await store.leases.claim(taskId, 'a', HOUR);
+      expect(await store.checkpoints.saveStep(taskId, 'a', 'step', 1, Date.now() + 100)).toBe(true);
+      await store.checkpoints.saveAnswers(taskId, { 'q-1': 'yes' }, Date.now() + 100);
+      expect(await store.checkpoints.read(taskId)).toEqual({ steps: { step: 1 }, answers: { 'q-1': 'yes' } });
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      expect(await store.checkpoints.read(taskId)).toEqual({ steps: {}, answers: {} });
+    });
+
+    it('lists live resumable tasks whose lease lapsed, and only those', async () => {
+      const store = await makeShared();
+      if (!store) return;
+      const call = { tool: 'job', arguments: {}, meta: {} };
+      const lapsed = task({ call });
+      const held = task({ call });
+      const done = task({ call });
+      const plain = task();
+      for (const t of [lapsed, held, done, plain]) await store.create(t, 10);
+      await store.leases.claim(held.taskId, 'a', HOUR);
+      await store.transition(done.taskId, ['working'], { status: 'completed' });
+      const found: string[] = [];
+      let cursor = 0;
+      // Walked in batches of two, to the end (bounded: the store holds a few dozen tasks at most here).
+      for (let round = 0; round < 100; round++) {
+        const batch = await store.checkpoints.lapsed(cursor, 2);
+        found.push(...batch.taskIds);
+        cursor = batch.cursor;
+        if (cursor === 0) break;
+      }
+      expect(found).toContain(lapsed.taskId);
+      expect(found).not.toContain(held.taskId);
+      expect(found).not.toContain(done.taskId);
+      expect(found).not.toContain(plain.taskId);
     });
   });
 }

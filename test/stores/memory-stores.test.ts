@@ -12,12 +12,17 @@ import { MemoryRedemptionStore } from '../../src/stores/redemption-store.js';
 import { MemorySessionStore } from '../../src/stores/session-store.js';
 import { MemoryTaskStore, type TaskData } from '../../src/stores/task-store.js';
 import { changeBusContract, eventStoreContract, redemptionStoreContract, sessionStoreContract, taskStoreContract } from './contracts.js';
+import { resumptionContract } from './resumption-contract.js';
 
 redemptionStoreContract('MemoryRedemptionStore', () => new MemoryRedemptionStore());
-taskStoreContract('MemoryTaskStore', () => new MemoryTaskStore());
+taskStoreContract('MemoryTaskStore', () => new MemoryTaskStore(), true);
 sessionStoreContract('MemorySessionStore', () => new MemorySessionStore());
 changeBusContract('MemoryChangeBus', () => new MemoryChangeBus());
 eventStoreContract('MemoryEventStore', (maxEventsPerStream) => new MemoryEventStore({ maxEventsPerStream }));
+resumptionContract('MemoryTaskStore shared by servers of one process', () => {
+  const store = new MemoryTaskStore();
+  return () => store;
+});
 
 function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;

@@ -11,6 +11,7 @@ import { redisStores, type RedisStores } from '../../src/stores/redis/index.js';
 import type { TaskEvent } from '../../src/stores/task-store.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { changeBusContract, eventStoreContract, redemptionStoreContract, sessionStoreContract, taskStoreContract } from './contracts.js';
+import { resumptionContract } from './resumption-contract.js';
 
 let redis: RedisServer;
 const opened: RedisStores[] = [];
@@ -31,9 +32,13 @@ afterAll(async () => {
 });
 
 redemptionStoreContract('RedisRedemptionStore', () => stores().redemptions);
-taskStoreContract('RedisTaskStore', () => stores().tasks);
+taskStoreContract('RedisTaskStore', () => stores().tasks, true);
 sessionStoreContract('RedisSessionStore', () => stores().sessions);
 changeBusContract('RedisChangeBus', () => stores().changes);
+resumptionContract('RedisTaskStore, a connection per server', () => {
+  const prefix = `resume${opened.length}:`;
+  return () => stores(prefix).tasks;
+});
 eventStoreContract('RedisEventStore', (maxEventsPerStream) => {
   const made = redisStores({ url: redis.url, prefix: `ev${opened.length}:`, events: { maxEventsPerStream } });
   opened.push(made);
@@ -57,12 +62,15 @@ describe('what only a shared store does', () => {
     await expect.poll(() => heard).toEqual([{ type: 'cancelled' }]);
   });
 
-  it('a lease is held while renewed and lapses when not', async () => {
-    const { tasks } = stores();
-    await tasks.holdLease!('t-lease', 150);
-    expect(await tasks.leaseHeld!('t-lease')).toBe(true);
+  it("a lease claimed through one connection keeps another's claim out until it lapses", async () => {
+    const a = stores('leases:');
+    const b = stores('leases:');
+    expect(await a.tasks.leases!.claim('t-shared', 'server-a', 150)).toBe(true);
+    expect(await b.tasks.leases!.claim('t-shared', 'server-b', 150)).toBe(false);
+    expect(await b.tasks.leases!.held('t-shared')).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(await tasks.leaseHeld!('t-lease')).toBe(false);
+    expect(await b.tasks.leases!.claim('t-shared', 'server-b', 150)).toBe(true);
+    expect(await a.tasks.leases!.renew('t-shared', 'server-a', 150)).toBe(false);
   });
 });
 

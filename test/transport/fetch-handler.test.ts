@@ -7,7 +7,7 @@
 
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { McpServer } from '../../src/index.js';
+import { McpServer, protectedResource } from '../../src/index.js';
 import { createFetchHandler } from '../../src/fetch.js';
 import { deferred, type Deferred } from '../helpers/deferred.js';
 import { meta, standardHeaders } from '../helpers/http.js';
@@ -163,6 +163,23 @@ describe('createFetchHandler', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta({ 'com.example/pad': 'x'.repeat(2048) }) } }),
     });
     expect((await small(request)).status).toBe(413);
+  });
+
+  it('with auth, refuses two Authorization lines (Headers joins them with ", ") with 400 invalid_request', async () => {
+    const guarded = createFetchHandler(buildServer(), {
+      dnsRebindingProtection: false,
+      // Port 1: nothing listens, so a token that got as far as the verifier would be a 503, not a 400.
+      auth: protectedResource({ issuer: 'http://127.0.0.1:1', resource: ENDPOINT }),
+    });
+    for (const second of ['Bearer junk', 'Bearer abc', '']) {
+      const request = mcpRequest('tools/list', {});
+      const headers = new Headers(request.headers);
+      headers.append('authorization', 'Bearer abc');
+      headers.append('authorization', second);
+      const response = await guarded(new Request(request, { headers }));
+      expect(response.status, second).toBe(400);
+      expect(response.headers.get('www-authenticate')).toContain('error="invalid_request"');
+    }
   });
 
   it('aborts the handler signal when the request signal aborts', async () => {

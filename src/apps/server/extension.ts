@@ -12,6 +12,8 @@ import { rendersApps, UI_EXTENSION, visibilityOf } from '../ui-meta.js';
 
 const appsExtension: ServerExtension = {
   name: 'apps',
+  // Hosts that render apps speak 2025-11-25 as well: they find the extension in `initialize`'s capabilities too.
+  advertisedToLegacy: true,
   capabilities: (core: ServerCapabilities): ServerCapabilities => ({ ...core, extensions: { ...core.extensions, [UI_EXTENSION]: {} } }),
   hidesTool: (definition, client) => !visibilityOf(definition).includes('model') && !rendersApps(client),
 };

@@ -8,7 +8,7 @@
 
 import * as oauth from 'oauth4webapi';
 import { AuthorizationError } from './errors.js';
-import { isLoopback, libraryOptions, type HttpOptions } from './http.js';
+import { isLoopback, libraryOptions, stepError, type HttpOptions } from './http.js';
 import type { RegisteredClient, StoredAuthorization } from './token-store.js';
 
 /** Credentials the app got from the authorization server's operator. */
@@ -180,6 +180,8 @@ async function readRegistration(response: Response): Promise<Record<string, unkn
 function registrationError(issuer: string, error: unknown, http: HttpOptions): AuthorizationError {
   http.signal?.throwIfAborted();
   if (error instanceof AuthorizationError) return error;
+  const refused = stepError(error, 'client-registration');
+  if (refused) return refused;
   if (error instanceof oauth.ResponseBodyError) {
     const redirect = error.error === 'invalid_redirect_uri' ? ' (it rejected the redirect URI)' : '';
     return new AuthorizationError(`Registering with ${issuer} failed${redirect}: ${error.error}${error.error_description ? ` — ${error.error_description}` : ''}`, {

@@ -9,7 +9,7 @@
 
 import * as oauth from 'oauth4webapi';
 import { AuthorizationError, type AuthorizationStep } from './errors.js';
-import { libraryOptions, type HttpOptions } from './http.js';
+import { libraryOptions, stepError, type HttpOptions } from './http.js';
 
 export interface GrantContext {
   as: oauth.AuthorizationServer;
@@ -63,6 +63,8 @@ export async function requestTokens(
 export function tokenError(error: unknown, http: HttpOptions, step: AuthorizationStep): unknown {
   if (http.signal?.aborted) return http.signal.reason;
   if (error instanceof AuthorizationError) return error;
+  const refused = stepError(error, step);
+  if (refused) return refused;
   if (error instanceof oauth.ResponseBodyError) {
     const description = error.error_description ? ` — ${error.error_description}` : '';
     return new AuthorizationError(`The token endpoint refused the request: ${error.error}${description}`, {

@@ -1,11 +1,15 @@
 /**
- * How the authorization flow talks HTTP: one fetch, one abort signal, and the
- * transport-security rule — https everywhere, plain http only to a loopback
- * address (a local development server), unless the app explicitly allows it.
+ * How the authorization flow talks HTTP: one fetch (the provider gives a
+ * guarded one: no private addresses, bounded answers; guarded-fetch.ts), one
+ * abort signal, and the transport-security rule — https everywhere, plain
+ * http only to a loopback address (a local development server), unless the
+ * app explicitly allows it.
  */
 
 import * as oauth from 'oauth4webapi';
 import { AuthorizationError, type AuthorizationStep } from './errors.js';
+import { FlowHttpError } from './guarded-fetch.js';
+import { privateHostKind } from './private-addresses.js';
 
 export interface HttpOptions {
   fetch: typeof fetch;
@@ -14,10 +18,9 @@ export interface HttpOptions {
   allowInsecureRequests: boolean;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
+/** A loopback address or name (localhost, 127.0.0.0/8, ::1): where plain http may go. */
 export function isLoopback(url: URL): boolean {
-  return LOOPBACK.has(url.hostname) || url.hostname.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+  return privateHostKind(url) === 'loopback';
 }
 
 /** Throws unless `url` may carry credentials under the transport-security rule. */
@@ -52,6 +55,8 @@ export async function getJson(url: string, http: HttpOptions, step: Authorizatio
       response = await http.fetch(url, { headers: { accept: 'application/json' }, signal: http.signal, redirect: 'manual' });
     } catch (error) {
       http.signal?.throwIfAborted();
+      const refused = stepError(error, step);
+      if (refused) throw refused;
       if (attempt === 0) continue;
       throw new AuthorizationError(`Could not fetch ${url}: ${reasonOf(error)}`, { step, cause: error });
     }
@@ -65,6 +70,11 @@ export async function getJson(url: string, http: HttpOptions, step: Authorizatio
   } catch (error) {
     throw new AuthorizationError(`${url} did not answer with JSON`, { step, cause: error });
   }
+}
+
+/** A refusal of the flow's own HTTP (a private address, an answer too large or too slow) as an AuthorizationError of `step`. */
+export function stepError(error: unknown, step: AuthorizationStep): AuthorizationError | undefined {
+  return error instanceof FlowHttpError ? new AuthorizationError(error.message, { step, error: error.code, cause: error }) : undefined;
 }
 
 /** fetch says only "fetch failed"; the reason (ECONNREFUSED…) is in its cause. */

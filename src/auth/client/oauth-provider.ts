@@ -18,6 +18,7 @@ import { resolveClientIdentity, type ClientMetadata, type PreRegisteredClient } 
 import { advertisesDpop, dpopHandle, dpopKeyPair } from './dpop.js';
 import { AuthorizationError } from './errors.js';
 import { requestTokens, type Grant, type GrantContext } from './grant.js';
+import { guardedFetch, type HostResolver } from './guarded-fetch.js';
 import { assertSecure, libraryOptions, type HttpOptions } from './http.js';
 import { canonicalResource, discoverResourceMetadata } from './resource-metadata.js';
 import { selectScopes } from './scopes.js';
@@ -45,10 +46,34 @@ export interface OAuthProviderOptions {
   offlineAccess?: boolean;
   /** How many times one request may re-authorize for more scope on 403 `insufficient_scope` (default 2). */
   maxStepUps?: number;
-  /** The fetch for authorization servers and metadata (default: the transport's). */
+  /**
+   * The fetch for authorization servers and metadata (default: the
+   * transport's). While it is the runtime's own fetch, on Node the sign-in
+   * connects over node:http(s) to the addresses it checked instead; a fetch
+   * of your own gets each request after the check, and resolves the name
+   * again itself.
+   */
   fetch?: typeof fetch;
   /** Allow plain http to hosts other than loopback. Never in production. */
   allowInsecureRequests?: boolean;
+  /**
+   * Hosts the sign-in may reach although they are, or resolve to, loopback,
+   * private, link-local or other non-public addresses (an authorization
+   * server on the company network): host names or IP addresses as written in
+   * URLs, or `true` for any. Otherwise such a URL is refused (an
+   * AuthorizationError, `error` `private_address`) unless the MCP server
+   * itself is named by such an address or by `localhost`.
+   */
+  allowPrivateNetwork?: boolean | readonly string[];
+  /**
+   * How host names are resolved for that check (default: node:dns on Node,
+   * Deno and Bun; browsers and workers have none, and check only URLs that
+   * name an address). On Node, with the runtime's fetch, the connection goes
+   * to the address checked.
+   */
+  resolveHost?: HostResolver;
+  /** Longest one request of the sign-in (metadata, registration, token) may take, its answer included, in ms (default 30000). */
+  requestTimeoutMs?: number;
   /** Cancels any sign-in in progress. */
   signal?: AbortSignal;
   /** Longest a sign-in may take, the user's part included, in ms (default 10 minutes). */
@@ -199,17 +224,30 @@ export class OAuthProvider implements HttpAuthProvider {
     return handle;
   }
 
-  private http(signals: Array<AbortSignal | undefined>, base: typeof fetch, timeout: AbortSignal): HttpOptions {
+  /** The flow's HTTP for a sign-in to `serverUrl`: every request through the guard (no private addresses, bounded answers). */
+  private http(serverUrl: string, signals: Array<AbortSignal | undefined>, base: typeof fetch, timeout: AbortSignal): HttpOptions {
     const all = [...signals, this.options.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
-    return { fetch: this.options.fetch ?? base, signal: AbortSignal.any(all), allowInsecureRequests: this.options.allowInsecureRequests === true };
+    const fetch = this.options.fetch ?? base;
+    return {
+      fetch: guardedFetch({
+        serverUrl,
+        fetch,
+        runtimeFetch: fetch === globalThis.fetch,
+        resolve: this.options.resolveHost,
+        allowPrivateNetwork: this.options.allowPrivateNetwork ?? false,
+        timeoutMs: this.options.requestTimeoutMs ?? 30_000,
+      }),
+      signal: AbortSignal.any(all),
+      allowInsecureRequests: this.options.allowInsecureRequests === true,
+    };
   }
 
   /** Runs one sign-in or refresh within `signInTimeoutMs`; running out of time is an AuthorizationError, not a bare abort. */
-  private async bounded<T>(signal: AbortSignal | undefined, base: typeof fetch, run: (http: HttpOptions) => Promise<T>): Promise<T> {
+  private async bounded<T>(serverUrl: string, signal: AbortSignal | undefined, base: typeof fetch, run: (http: HttpOptions) => Promise<T>): Promise<T> {
     const limit = this.options.signInTimeoutMs ?? 10 * 60_000;
     const timeout = AbortSignal.timeout(limit);
     try {
-      return await run(this.http([signal], base, timeout));
+      return await run(this.http(serverUrl, [signal], base, timeout));
     } catch (error) {
       if (timeout.aborted && !(error instanceof AuthorizationError) && !signal?.aborted && !this.options.signal?.aborted) {
         throw new AuthorizationError(`Signing in did not finish within ${Math.round(limit / 1000)} s`, { step: 'authorization-response', error: 'timeout', cause: error });
@@ -223,7 +261,7 @@ export class OAuthProvider implements HttpAuthProvider {
     const as = record.authorizationServer as oauth.AuthorizationServer | undefined;
     if (record.tokens?.refreshToken && as) {
       try {
-        return await this.bounded(signal, base, (http) => this.refresh(key, record, as, http));
+        return await this.bounded(key, signal, base, (http) => this.refresh(key, record, as, http));
       } catch (error) {
         if (!(error instanceof AuthorizationError)) throw error;
       }
@@ -243,7 +281,7 @@ export class OAuthProvider implements HttpAuthProvider {
   ): Promise<void> {
     const running = this.inFlight.get(key);
     if (running) return running;
-    const renewal = this.bounded(signal, base, (http) => this.renew(key, url, challenge, reason, http)).finally(() => this.inFlight.delete(key));
+    const renewal = this.bounded(url, signal, base, (http) => this.renew(key, url, challenge, reason, http)).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, renewal);
     return renewal;
   }

@@ -55,7 +55,12 @@ export function challengeRefusal(challenge: Challenge, settings: ChallengeSettin
   return { ok: false, status, headers: { 'www-authenticate': challengeHeader(challenge, settings) }, message };
 }
 
-/** The token cannot be checked now: 503, no challenge (signing in again would not help). */
-export function unavailableRefusal(): AuthorizationRefusal {
-  return { ok: false, status: 503, headers: { 'retry-after': '5' }, message: 'Service unavailable: the access token cannot be checked right now; try again shortly' };
+/** The token cannot be checked now: 503, no challenge (signing in again would not help); come back in `retryAfterSeconds`. */
+export function unavailableRefusal(retryAfterSeconds = 5): AuthorizationRefusal {
+  return {
+    ok: false,
+    status: 503,
+    headers: { 'retry-after': String(retryAfterSeconds) },
+    message: 'Service unavailable: the access token cannot be checked right now; try again shortly',
+  };
 }

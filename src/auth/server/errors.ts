@@ -24,8 +24,12 @@ export class InvalidDpopProofError extends Error {
 
 /** The token could not be checked now (metadata, keys or introspection unreachable or unusable). */
 export class TokenCheckUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** When to try again, in seconds (the 503's Retry-After), when known: the rest of a back-off after a failed fetch. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
     super(message, options);
     this.name = 'TokenCheckUnavailableError';
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 }

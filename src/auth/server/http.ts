@@ -1,12 +1,17 @@
 /**
  * How the resource server talks to authorization servers (metadata, keys,
  * introspection): https, or plain http to a loopback address only (local
- * development) unless the app allows it; a timeout on every call; anything
- * that goes wrong is "cannot check now" (TokenCheckUnavailableError), never
- * a verdict on the token.
+ * development) unless the app allows it; a timeout on every call, its body
+ * included; at most MAX_DOCUMENT_BYTES read of any answer; anything that goes
+ * wrong is "cannot check now" (TokenCheckUnavailableError), never a verdict
+ * on the token.
  */
 
+import { BodyTooLargeError, describeFailure, readBoundedText } from '../../protocol/bounded-body.js';
 import { TokenCheckUnavailableError } from './errors.js';
+
+/** The most read of any document an authorization server sends (metadata, key sets and introspection answers are a few KiB). */
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 export interface OutboundHttp {
   fetch: typeof fetch;
@@ -32,21 +37,30 @@ export function secureUrl(text: string, http: Pick<OutboundHttp, 'allowInsecureH
   throw new TypeError(`${what} must use https (plain http only on loopback): ${text}`);
 }
 
-/** A JSON object from `url`, or TokenCheckUnavailableError. */
+/** A JSON object from `url`, read within the time and size limits, or TokenCheckUnavailableError. */
 export async function fetchJsonObject(url: string, init: RequestInit, http: OutboundHttp): Promise<Record<string, unknown>> {
+  // One signal for the whole exchange: it also ends a body that trickles.
+  const signal = AbortSignal.timeout(http.timeoutMs);
   let response: Response;
   try {
-    response = await http.fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(http.timeoutMs) });
+    response = await http.fetch(url, { ...init, redirect: 'manual', signal });
   } catch (error) {
-    throw new TokenCheckUnavailableError(`Could not reach ${url}: ${(error as Error).message}`, { cause: error });
+    throw new TokenCheckUnavailableError(`Could not reach ${url}: ${describeFailure(error)}`, { cause: error });
   }
   if (response.status !== 200) {
     await response.body?.cancel().catch(() => undefined);
     throw new TokenCheckUnavailableError(`${url} answered HTTP ${response.status}`);
   }
+  let text: string;
+  try {
+    text = await readBoundedText(response, MAX_DOCUMENT_BYTES);
+  } catch (error) {
+    const why = error instanceof BodyTooLargeError ? `is larger than ${MAX_DOCUMENT_BYTES} bytes` : `could not be read (${signal.aborted ? `no answer within ${http.timeoutMs} ms` : (error as Error).message})`;
+    throw new TokenCheckUnavailableError(`The answer of ${url} ${why}`, { cause: error });
+  }
   let json: unknown;
   try {
-    json = await response.json();
+    json = JSON.parse(text);
   } catch (error) {
     throw new TokenCheckUnavailableError(`${url} did not answer JSON`, { cause: error });
   }

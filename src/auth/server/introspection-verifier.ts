@@ -30,6 +30,9 @@ export interface TokenIntrospectionOptions {
   fetch?: typeof fetch;
 }
 
+/** After a failed fetch of the issuer's metadata, how long before another, in ms. */
+const METADATA_RETRY_MS = 30_000;
+
 type Answer = { active: true; claims: Readonly<Record<string, unknown>> } | { active: false };
 
 /** client_secret_basic: both parts form-encoded, then Basic (RFC 6749 §2.3.1). */
@@ -48,7 +51,7 @@ class IntrospectionVerifier implements TokenVerifier {
     if (!options.clientId || !options.clientSecret) throw new TypeError('tokenIntrospection needs the clientId and clientSecret this server introspects with');
     this.http = { fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 5000, allowInsecureHttp: options.allowInsecureHttp ?? false };
     if (options.endpoint !== undefined) secureUrl(options.endpoint, this.http, 'tokenIntrospection: endpoint');
-    this.metadata = new IssuerMetadata(this.http);
+    this.metadata = new IssuerMetadata(this.http, METADATA_RETRY_MS);
     this.authorization = basicCredentials(options.clientId, options.clientSecret);
   }
 
@@ -72,7 +75,7 @@ class IntrospectionVerifier implements TokenVerifier {
   private async endpoint(context: VerifyContext): Promise<string> {
     if (this.options.endpoint !== undefined) return this.options.endpoint;
     if (context.issuers.length !== 1) throw new TokenCheckUnavailableError('tokenIntrospection needs an endpoint when several issuers are trusted');
-    return this.metadata.endpoint(context.issuers[0]!, 'introspection_endpoint');
+    return this.metadata.endpoint(context.issuers[0]!, 'introspection_endpoint', context.now);
   }
 
   private async introspect(token: string, context: VerifyContext): Promise<Answer> {

@@ -3,32 +3,36 @@
  * its keys are (`jwks_uri`) and where it introspects tokens. Found the way
  * clients find it (RFC 8414, then OpenID Connect Discovery, in the spec's
  * order), accepted only when its `issuer` is exactly the issuer asked about
- * (RFC 8414 §3.3), kept once found; a failure is retried on the next token.
+ * (RFC 8414 §3.3), kept once found; after a failure, tried again no sooner
+ * than `retryMs` later (remote-document.ts), however many tokens name it.
  */
 
 import { authorizationServerMetadataUrls } from '../../protocol/oauth-urls.js';
 import { TokenCheckUnavailableError } from './errors.js';
 import { fetchJsonObject, secureUrl, type OutboundHttp } from './http.js';
+import { RemoteDocument } from './remote-document.js';
 
 export class IssuerMetadata {
-  private readonly found = new Map<string, Promise<Record<string, unknown>>>();
+  private readonly documents = new Map<string, RemoteDocument<Record<string, unknown>>>();
 
-  constructor(private readonly http: OutboundHttp) {}
+  constructor(
+    private readonly http: OutboundHttp,
+    private readonly retryMs: number,
+  ) {}
 
-  /** The metadata of `issuer`, fetched once. */
-  of(issuer: string): Promise<Record<string, unknown>> {
-    let pending = this.found.get(issuer);
-    if (!pending) {
-      pending = this.discover(issuer);
-      this.found.set(issuer, pending);
-      pending.catch(() => this.found.delete(issuer));
+  /** The metadata of `issuer`, fetched once (only trusted issuers are asked about, so the map stays small). */
+  of(issuer: string, now: () => number): Promise<Record<string, unknown>> {
+    let document = this.documents.get(issuer);
+    if (!document) {
+      document = new RemoteDocument(() => this.discover(issuer), { maxAgeMs: Number.POSITIVE_INFINITY, retryMs: this.retryMs });
+      this.documents.set(issuer, document);
     }
-    return pending;
+    return document.get(now);
   }
 
   /** An endpoint of `issuer`'s metadata, checked against the transport-security rule. */
-  async endpoint(issuer: string, name: 'jwks_uri' | 'introspection_endpoint'): Promise<string> {
-    const value = (await this.of(issuer))[name];
+  async endpoint(issuer: string, name: 'jwks_uri' | 'introspection_endpoint', now: () => number): Promise<string> {
+    const value = (await this.of(issuer, now))[name];
     if (typeof value !== 'string') throw new TokenCheckUnavailableError(`The metadata of ${issuer} has no ${name}`);
     try {
       return secureUrl(value, this.http, `${issuer}'s ${name}`).href;

@@ -1,26 +1,21 @@
 /**
  * JWT access tokens (RFC 9068), verified locally: the signing keys come from
- * the issuer's `jwks_uri`, found through its metadata, held by jose's remote
- * key set (cached, and fetched again when a token names a key it does not
- * have: a key rotation is picked up without a restart). Only asymmetric
+ * the issuer's `jwks_uri`, found through its metadata, kept as a remote
+ * document (remote-document.ts: one fetch at a time, fetched again when old
+ * or when a token names a key it does not have — a key rotation is picked up
+ * without a restart — and after a failure not for `jwksCooldownMs`; the
+ * document read within the size and time limits of http.ts). Only asymmetric
  * algorithms from an allow-list, never `none`, never HMAC (a public key used
  * as an HMAC secret is the classic forgery); `typ` must be `at+jwt`
  * (RFC 9068 §4); the issuer is checked before any key is fetched. A verified
  * token is remembered briefly so its signature is not checked on every request.
  */
 
-import {
-  createRemoteJWKSet,
-  customFetch,
-  decodeJwt,
-  decodeProtectedHeader,
-  errors as joseErrors,
-  jwtVerify,
-  type JWTVerifyGetKey,
-} from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { InvalidTokenError, TokenCheckUnavailableError } from './errors.js';
-import { secureUrl, type OutboundHttp } from './http.js';
+import { fetchJsonObject, secureUrl, type OutboundHttp } from './http.js';
 import { IssuerMetadata } from './issuer-metadata.js';
+import { RemoteDocument, type RefetchRules } from './remote-document.js';
 import { TokenCache } from './token-cache.js';
 import type { TokenVerifier, VerifyContext } from './token-verifier.js';
 
@@ -38,7 +33,12 @@ export interface JwtAccessTokenOptions {
   cacheMs?: number;
   /** Most tokens remembered at once (default 10000). */
   maxCachedTokens?: number;
-  /** After a key set fetch, how long before an unknown key may trigger another, in ms (default 30000). */
+  /**
+   * After a fetch of the key set or the metadata, how long before another may
+   * be made, in ms (default 30000): a token naming a key the set does not
+   * have triggers at most one fetch per this time, and after a failed fetch
+   * requests get 503 with Retry-After until it has passed.
+   */
   jwksCooldownMs?: number;
   /** How long a key set is used before it is fetched again, in ms (default 600000). */
   jwksMaxAgeMs?: number;
@@ -67,15 +67,46 @@ function verdict(error: unknown): Error {
     return new InvalidTokenError('The access token is not a well-formed JWT', { cause: error });
   }
   if (error instanceof InvalidTokenError || error instanceof TokenCheckUnavailableError) return error;
-  // The key set could not be fetched or read (timeout, network, not 200, not JSON).
-  return new TokenCheckUnavailableError(`The issuer's keys could not be fetched: ${(error as Error).message}`, { cause: error });
+  // The key set could not be used (jose found no usable keys in it).
+  return new TokenCheckUnavailableError(`The issuer's keys could not be used: ${(error as Error).message}`, { cause: error });
+}
+
+/** An issuer's key set: the keys of the document kept, and once more from a newer one for a key they lack. */
+class KeySet {
+  private readonly document: RemoteDocument<JWTVerifyGetKey>;
+
+  /** `url`: where the set is, asked on every fetch (found through the metadata, which has its own back-off). */
+  constructor(url: () => Promise<string>, http: OutboundHttp, rules: RefetchRules) {
+    this.document = new RemoteDocument(async () => {
+      const at = await url();
+      const keys = await fetchJsonObject(at, { headers: { accept: 'application/jwk-set+json, application/json' } }, http);
+      try {
+        return createLocalJWKSet(keys as unknown as JSONWebKeySet);
+      } catch (error) {
+        throw new TokenCheckUnavailableError(`The key set at ${at} is not a JWK Set`, { cause: error });
+      }
+    }, rules);
+  }
+
+  /** The key for a token's header (jwtVerify's key function), at `now`. */
+  async keyFor(now: () => number, ...token: Parameters<JWTVerifyGetKey>): Promise<Awaited<ReturnType<JWTVerifyGetKey>>> {
+    try {
+      return await (await this.document.get(now))(...token);
+    } catch (error) {
+      if (!(error instanceof joseErrors.JWKSNoMatchingKey)) throw error;
+      const newer = this.document.refresh(now);
+      if (!newer) throw error;
+      return (await newer)(...token);
+    }
+  }
 }
 
 class JwtAccessTokenVerifier implements TokenVerifier {
   private readonly algorithms: string[];
   private readonly http: OutboundHttp;
   private readonly metadata: IssuerMetadata;
-  private readonly keySets = new Map<string, JWTVerifyGetKey>();
+  private readonly rules: RefetchRules;
+  private readonly keySets = new Map<string, KeySet>();
   private cache: TokenCache<Readonly<Record<string, unknown>>> | undefined;
 
   constructor(private readonly options: JwtAccessTokenOptions) {
@@ -84,7 +115,8 @@ class JwtAccessTokenVerifier implements TokenVerifier {
       if (alg === 'none' || /^HS/i.test(alg)) throw new TypeError(`jwtAccessTokens: algorithm ${alg} cannot be verified with an authorization server's public keys`);
     }
     this.http = { fetch: options.fetch ?? fetch, timeoutMs: options.timeoutMs ?? 5000, allowInsecureHttp: options.allowInsecureHttp ?? false };
-    this.metadata = new IssuerMetadata(this.http);
+    this.rules = { maxAgeMs: options.jwksMaxAgeMs ?? 600_000, retryMs: options.jwksCooldownMs ?? 30_000 };
+    this.metadata = new IssuerMetadata(this.http, this.rules.retryMs);
     const configured = options.jwksUri;
     for (const url of typeof configured === 'string' ? [configured] : Object.values(configured ?? {})) secureUrl(url, this.http, 'jwtAccessTokens: jwksUri');
   }
@@ -106,9 +138,10 @@ class JwtAccessTokenVerifier implements TokenVerifier {
     if (typeof alg !== 'string' || !this.algorithms.includes(alg)) throw new InvalidTokenError('The access token is signed with an algorithm this server does not accept');
     if (typeof issuer !== 'string' || !context.issuers.includes(issuer)) throw new InvalidTokenError('The access token is from an issuer this server does not trust');
 
+    const keys = this.keySet(issuer, context);
     let payload: Record<string, unknown>;
     try {
-      ({ payload } = await jwtVerify(token, await this.keySet(issuer), {
+      ({ payload } = await jwtVerify(token, (header, jws) => keys.keyFor(context.now, header, jws), {
         issuer,
         algorithms: this.algorithms,
         ...(this.options.requireAccessTokenType === false ? {} : { typ: 'at+jwt' }),
@@ -124,21 +157,16 @@ class JwtAccessTokenVerifier implements TokenVerifier {
     return claims;
   }
 
-  private async keySet(issuer: string): Promise<JWTVerifyGetKey> {
-    const known = this.keySets.get(issuer);
-    if (known) return known;
-    const configured = this.options.jwksUri;
-    const url =
-      typeof configured === 'string'
-        ? configured
-        : (configured?.[issuer] ?? (await this.metadata.endpoint(issuer, 'jwks_uri')));
-    const keys = createRemoteJWKSet(secureUrl(url, this.http, `The key set of ${issuer}`), {
-      timeoutDuration: this.http.timeoutMs,
-      cooldownDuration: this.options.jwksCooldownMs ?? 30_000,
-      cacheMaxAge: this.options.jwksMaxAgeMs ?? 600_000,
-      [customFetch]: (input, init) => this.http.fetch(input, { ...init, redirect: 'manual' }),
-    });
-    this.keySets.set(issuer, keys);
+  /** The key set of a trusted issuer, made once: concurrent first tokens share it, and so its one fetch. */
+  private keySet(issuer: string, context: VerifyContext): KeySet {
+    let keys = this.keySets.get(issuer);
+    if (!keys) {
+      const configured = this.options.jwksUri;
+      const given = typeof configured === 'string' ? configured : configured?.[issuer];
+      const url = given !== undefined ? async () => secureUrl(given, this.http, `The key set of ${issuer}`).href : () => this.metadata.endpoint(issuer, 'jwks_uri', context.now);
+      keys = new KeySet(url, this.http, this.rules);
+      this.keySets.set(issuer, keys);
+    }
     return keys;
   }
 }

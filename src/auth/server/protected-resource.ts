@@ -13,7 +13,6 @@ import { ASYMMETRIC_ALGORITHMS, jwtAccessTokens } from './jwt-verifier.js';
 import { RequestGuard, type AuthLogger } from './request-guard.js';
 import { resourceMetadataDocument, resourceMetadataPaths, resourceMetadataUrl } from './resource-metadata.js';
 import { ScopeHierarchy } from './scopes.js';
-import { audienceKey } from './token-claims.js';
 import type { TokenVerifier } from './token-verifier.js';
 
 export type { AuthLogger };
@@ -35,7 +34,7 @@ export interface ProtectedResourceOptions {
   scopesSupported?: readonly string[];
   /** The scope hierarchy: a broad scope → the narrower scopes it grants as well (e.g. `{ admin: ['read', 'write'] }`). */
   impliedScopes?: Readonly<Record<string, readonly string[]>>;
-  /** Other `aud` values that name this resource (an authorization server that calls it `api://mcp`). */
+  /** Other `aud` values that name this resource (an authorization server that calls it `api://mcp`), compared exactly as written. */
   audiences?: readonly string[];
   /** Let requests without a token in, anonymously, unless what they call needs scopes (default false: 401). */
   allowAnonymous?: boolean;
@@ -47,7 +46,7 @@ export interface ProtectedResourceOptions {
   dpopProofMaxAgeSeconds?: number;
   /** Where DPoP proof ids are remembered against replay; share one across instances (default: this process's memory). */
   dpopReplay?: RedemptionStore;
-  /** Clock skew tolerated on `exp`, `nbf` and proofs' `iat`, in seconds (default 10). */
+  /** Clock skew tolerated on `exp`, `nbf`, `iat` and proofs' `iat`, in seconds (default 10). */
   clockToleranceSeconds?: number;
   /** `resource_name` in the metadata. */
   resourceName?: string;
@@ -127,7 +126,8 @@ class ProtectedResource implements HttpAuthorization {
         clockToleranceSeconds: this.options.clockToleranceSeconds ?? 10,
         now: this.clock,
       },
-      acceptedAudiences: new Set([resource, ...(this.options.audiences ?? [])].map(audienceKey)),
+      // Exact strings (RFC 7519 §4.1.3): the canonical resource the metadata names, and the aliases as configured.
+      acceptedAudiences: new Set([resource, ...(this.options.audiences ?? [])]),
       scopes: this.scopes,
       hierarchy: this.hierarchy,
       allowAnonymous: this.options.allowAnonymous === true,

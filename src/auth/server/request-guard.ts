@@ -19,7 +19,7 @@ import type { AuthInfo, AuthorizationRefusal, ProtectedRequest, Authorized, Endp
 import { hasQueryToken, readCredentials } from './authorization-header.js';
 import { challengeRefusal, unavailableRefusal, type Challenge, type ChallengeSettings } from './challenge.js';
 import { checkDpopProof, type ProofRules } from './dpop-proof.js';
-import { InvalidDpopProofError, InvalidTokenError } from './errors.js';
+import { InvalidDpopProofError, InvalidTokenError, TokenCheckUnavailableError } from './errors.js';
 import { principalOf } from './principal.js';
 import { unionOf, type ScopeHierarchy } from './scopes.js';
 import { authInfoOf, checkAudience, checkLifetime } from './token-claims.js';
@@ -94,7 +94,7 @@ export class RequestGuard implements EndpointAuthorization {
     } catch (error) {
       if (error instanceof InvalidTokenError) return this.refuse({ scheme, error: 'invalid_token', description: error.message, scopes: needed });
       settings.logger.warn(`Could not check an access token for ${this.resource}`, error);
-      return unavailableRefusal();
+      return unavailableRefusal(error instanceof TokenCheckUnavailableError ? error.retryAfterSeconds : undefined);
     }
 
     const bound = caller.auth.keyThumbprint;

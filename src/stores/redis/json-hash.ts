@@ -3,11 +3,21 @@
  * a field per property, so a script can read or change one field alone.
  */
 
-/** A hash as HGETALL returns it (flat from a script, an object from the client), read back as the record; undefined when empty. */
-export function fromJsonHash<T>(flat: string[] | Record<string, string> | null): T | undefined {
-  if (!flat) return undefined;
-  const entries: Array<[string, string]> = Array.isArray(flat) ? [] : Object.entries(flat);
-  if (Array.isArray(flat)) for (let i = 0; i + 1 < flat.length; i += 2) entries.push([flat[i]!, flat[i + 1]!]);
+/** A hash as HGETALL returns it: flat from a script, an object from the client. */
+export type HashReply = string[] | Record<string, string> | null;
+
+/** The fields of a hash, as [field, value] pairs. */
+export function hashEntries(flat: HashReply): Array<[string, string]> {
+  if (!flat) return [];
+  if (!Array.isArray(flat)) return Object.entries(flat);
+  const entries: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) entries.push([flat[i]!, flat[i + 1]!]);
+  return entries;
+}
+
+/** A hash read back as the record it holds; undefined when empty. */
+export function fromJsonHash<T>(flat: HashReply): T | undefined {
+  const entries = hashEntries(flat);
   if (entries.length === 0) return undefined;
   // Every field is JSON this store wrote: the hash reads back as one JSON object.
   return JSON.parse(`{${entries.map(([field, json]) => `${JSON.stringify(field)}:${json}`).join(',')}}`) as T;

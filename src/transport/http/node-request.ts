@@ -46,8 +46,24 @@ export function responderFor(res: ServerResponse): HttpResponder {
 }
 
 export function headerOf(req: IncomingMessage, name: string): string | undefined {
+  if (name === 'authorization') return everyLine(req, name);
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * Every line of a header, joined with ", " as fetch's Headers joins them.
+ * node:http keeps only the first Authorization line in `req.headers` (it drops
+ * repeats of a few headers), so a second one would pass unseen: the raw lines
+ * keep them all, and two joined are no longer one credential (a 400).
+ */
+function everyLine(req: IncomingMessage, name: string): string | undefined {
+  const raw = req.rawHeaders;
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+  }
+  return value;
 }
 
 /** A view for requests that are answered at once (metadata, refusals): nothing waits on its signal. */

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer, protectedResource } from '../../../src/index.js';
 import { serveHttp } from '../../../src/node.js';
 import { rpc, standardHeaders, meta } from '../../helpers/http.js';
+import { rawMcpPostLines } from '../../helpers/raw-http.js';
 import { bearer, startProtectedTessera, type ProtectedTessera } from '../../helpers/protected-tessera.js';
 import { quietLogger } from '../../helpers/results.js';
 import { parseChallenges } from '../../../src/auth/client/www-authenticate.js';
@@ -132,6 +133,20 @@ describe('400: a malformed request', () => {
     expect(challenge.params.resource_metadata).toBe(metadataUrl);
   });
 
+  it('refuses two Authorization header lines, valid + junk or valid + valid, with invalid_request (node:http keeps only one of them)', async () => {
+    const token = (await t.serviceToken('service-a')).accessToken;
+    expect((await rawMcpPostLines(t.url, [['Authorization', `Bearer ${token}`]])).status).toBe(200);
+    for (const second of ['Bearer junk', `Bearer ${token}`, '']) {
+      const reply = await rawMcpPostLines(t.url, [
+        ['Authorization', `Bearer ${token}`],
+        ['authorization', second],
+      ]);
+      expect(reply.status, second).toBe(400);
+      expect(parseChallenges(String(reply.headers['www-authenticate']))[0]!.params.error).toBe('invalid_request');
+      expect(t.requests.at(-1)).toMatchObject({ status: 400 });
+    }
+  });
+
   it('never takes a token from the query string, even next to a valid header', async () => {
     const token = await t.serviceToken('service-a');
     const params = { _meta: meta() };
@@ -247,7 +262,8 @@ describe('503: the token cannot be checked now', () => {
       const unavailable = await rpc(http.url, 'tools/list', {}, { headers: bearer(forged), skipValidation: true });
       expect(unavailable.status).toBe(503);
       expect(unavailable.headers.get('www-authenticate')).toBeNull();
-      expect(unavailable.headers.get('retry-after')).toBe('5');
+      // The metadata fetch failed: none again before jwksCooldownMs (30 s by default), which Retry-After says.
+      expect(unavailable.headers.get('retry-after')).toBe('30');
       expect(unavailable.response).toMatchObject({ error: { code: -32603 } });
       expect(warnings.join('\n')).toContain('Could not check an access token');
     } finally {

@@ -139,16 +139,36 @@ describe('forged tokens', () => {
     expect(await status(url, 'not-a-jwt')).toMatchObject({ status: 401, error: 'invalid_token' });
   });
 
-  it('compares audiences as canonical URLs (case of scheme and host, trailing slash)', async () => {
+  it('compares audiences as exact strings (RFC 7519 §4.1.3): a query, a fragment or another spelling names another resource', async () => {
     const shouted = url.replace('http://127.0.0.1', 'HTTP://127.0.0.1');
-    expect((await status(url, await as.signAccessToken(claimsFor(url, { aud: [`${shouted}/`, 'https://elsewhere.example'] })))).status).toBe(200);
+    for (const aud of [`${url}?tenant=evil`, `${url}#evil`, `${url}/`, shouted, [`${url}?tenant=evil`, 'https://elsewhere.example']]) {
+      expect(await status(url, await as.signAccessToken(claimsFor(url, { aud }))), JSON.stringify(aud)).toMatchObject({
+        status: 401,
+        error: 'invalid_token',
+        description: expect.stringContaining('not for this resource'),
+      });
+    }
+    // The resource the metadata names, alone or among others.
+    expect((await status(url, await as.signAccessToken(claimsFor(url, { aud: ['https://elsewhere.example', url] })))).status).toBe(200);
+  });
+
+  it('refuses a token issued in the future (iat) beyond the clock skew, as it refuses nbf', async () => {
+    expect(await status(url, await as.signAccessToken(claimsFor(url, { iat: now() + 86_400, exp: now() + 90_000 })))).toMatchObject({
+      status: 401,
+      error: 'invalid_token',
+      description: expect.stringContaining('issued in the future'),
+    });
+    expect(await status(url, await as.signAccessToken(claimsFor(url, { iat: now() + 120 })))).toMatchObject({ status: 401, error: 'invalid_token' });
+    // Within clockToleranceSeconds (10 s): a clock a little ahead is not a forgery.
+    expect((await status(url, await as.signAccessToken(claimsFor(url, { iat: now() + 3 })))).status).toBe(200);
   });
 });
 
 describe('configuration', () => {
-  it('takes audience aliases, and typ JWT when told to', async () => {
+  it('takes audience aliases, exactly as written, and typ JWT when told to', async () => {
     const { url } = await protectedServer({ requireAccessTokenType: false }, { audiences: ['api://mcp'] });
     expect((await status(url, await as.signAccessToken(claimsFor(url, { aud: 'api://mcp' }), { typ: 'JWT' }))).status).toBe(200);
+    expect((await status(url, await as.signAccessToken(claimsFor(url, { aud: 'api://mcp/' }), { typ: 'JWT' }))).status).toBe(401);
   });
 
   it('refuses to be configured with none or an HMAC algorithm', () => {
