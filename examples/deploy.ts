@@ -7,12 +7,24 @@
 import { z } from 'zod';
 import { ask, type McpServer } from 'tessera-mcp';
 
-let deployments = 0;
+export interface Deployment {
+  id: string;
+  service: string;
+  env: string;
+}
+
+const deployments: Deployment[] = [];
 
 /** Stand-in for the real deployment. */
 async function startDeployment(service: string, env: string): Promise<string> {
-  deployments += 1;
-  return `${service}-${env}-${deployments}`;
+  const id = `${service}-${env}-${deployments.length + 1}`;
+  deployments.push({ id, service, env });
+  return id;
+}
+
+/** The deployments made so far (newest last). */
+export function deploymentHistory(): readonly Deployment[] {
+  return deployments;
 }
 
 export function addDeployTool(server: McpServer): void {

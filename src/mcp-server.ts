@@ -29,7 +29,7 @@ export interface McpServerOptions extends ServerOptions {
   legacy?: LegacyOptions | false;
   /** The Tasks extension: how long task records live, how often clients should poll, where tasks are kept. */
   tasks?: TasksOptions;
-  /** More extensions, each from its own entry point: `apps()` from `tessera-mcp/apps` (MCP Apps). */
+  /** More extensions, each from its own entry point: `skills(library)` from `tessera-mcp/skills`, `apps()` from `tessera-mcp/apps`. */
   extensions?: readonly Extension[];
 }
 

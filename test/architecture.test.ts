@@ -36,7 +36,7 @@ describe('the layers of src/', () => {
   it('reads the whole tree (every layer has files, and imports were found)', () => {
     const layers = new Set([...graph.keys()].map((f) => f.split('/')[0]));
     for (const layer of ['protocol', 'transport', 'mrtr', 'server', 'client', 'legacy', 'tasks', 'schema', 'stores', 'platform']) expect(layers).toContain(layer);
-    for (const layer of ['auth/client', 'auth/server', 'skills', 'skills/client', 'skills/server']) expect([...graph.keys()].map(layerOf)).toContain(layer);
+    for (const layer of ['auth/client', 'auth/server', 'skills', 'skills/client', 'skills/server', 'apps', 'apps/server', 'apps/host']) expect([...graph.keys()].map(layerOf)).toContain(layer);
     expect([...graph.values()].reduce((n, targets) => n + targets.length, 0)).toBeGreaterThan(100);
   });
 
@@ -104,6 +104,10 @@ describe('the checker', () => {
     ['server/tools.ts', 'auth/server/scopes.ts', 'server never imports auth/server'],
     ['client/client.ts', 'auth/server/scopes.ts', 'client never imports auth/server'],
     ['transport/http/core.ts', 'auth/server/request-guard.ts', 'transport may import only protocol'],
+    ['apps/server/register-app.ts', 'apps/host/app-view.ts', 'apps/server may import only protocol, schema, server, apps'],
+    ['apps/host/app-view.ts', 'server/tools.ts', 'apps/host may import only protocol, client, apps'],
+    ['apps/csp.ts', 'server/tools.ts', 'apps may import only protocol'],
+    ['server/core.ts', 'apps/server/extension.ts', 'server never imports apps/server'],
     ['server/core.ts', 'skills/server/skills-extension.ts', 'server never imports skills/server'],
     ['client/client.ts', 'skills/client/skills-client.ts', 'client never imports skills/client'],
     ['skills/server/skill-library.ts', 'client/client.ts', 'skills/server may import only skills, protocol, platform, server'],
@@ -120,6 +124,8 @@ describe('the checker', () => {
     expect(layerOf('auth/client/dpop.ts')).toBe('auth/client');
     expect(layerOf('skills/server/skill-library.ts')).toBe('skills/server');
     expect(layerOf('skills/wire.ts')).toBe('skills');
+    expect(layerOf('apps/host/app-view.ts')).toBe('apps/host');
+    expect(layerOf('apps/csp.ts')).toBe('apps');
     expect(layerOf('transport/http/core.ts')).toBe('transport');
     expect(layerOf('mcp-server.ts')).toBe('root');
   });

@@ -6,6 +6,7 @@
 
 import { isObject } from './is-object.js';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from 'tessera-mcp';
+import { appUriOf } from 'tessera-mcp/apps-host';
 import { inertDeep, inertJson } from './inert-text.js';
 import type { Skill } from 'tessera-mcp/skills';
 import { print, resultColors } from './terminal.js';
@@ -139,6 +140,12 @@ function taskNote(tool: Tool): string {
   return '';
 }
 
+/** ` [app ui://…]` for a tool that has an MCP app (hosts that render apps show its results in it). */
+function appMark(tool: Tool): string {
+  const uri = appUriOf(tool);
+  return uri === undefined ? '' : ` ${out.dim(`[app ${uri}]`)}`;
+}
+
 export interface Listing {
   tools?: Tool[];
   resources?: Resource[];
@@ -174,7 +181,7 @@ export function printSkills(skills: readonly Skill[], refused: number): void {
 export function printListing(received: Listing, json: boolean): void {
   if (json) return printJson(received);
   const listing = inertDeep(received);
-  section('Tools', listing.tools?.map((t) => [`${`${out.cyan(t.name)} ${toolSignature(t)}`.trimEnd()}${taskNote(t)}`, t.description]));
+  section('Tools', listing.tools?.map((t) => [`${`${out.cyan(t.name)} ${toolSignature(t)}`.trimEnd()}${taskNote(t)}${appMark(t)}`, t.description]));
   section('Resources', listing.resources?.map((r) => [`${out.cyan(r.uri)}${r.name && r.name !== r.uri ? ` ${out.dim(`(${r.name})`)}` : ''}`, r.description]));
   section('Resource templates', listing.resourceTemplates?.map((r) => [`${out.cyan(r.uriTemplate)} ${out.dim(`(${r.name})`)}`, r.description]));
   section(

@@ -1,16 +1,22 @@
 /**
  * The browser example: Tessera's client in a page. It connects to the server
  * named by `?server=` (default http://127.0.0.1:3000/mcp; CORS must be on
- * there), lists the tools, calls the one picked with arguments from a form
- * made of its inputSchema, and when the server asks (an `input_required`
- * round) shows the question as a form made of its `requestedSchema`; the
- * client retries with the answer and the page shows the result.
+ * there), lists the tools a model may see, calls the one picked with
+ * arguments from a form made of its inputSchema, and when the server asks (an
+ * `input_required` round) shows the question as a form made of its
+ * `requestedSchema`; the client retries with the answer and the page shows
+ * the result. A tool with an MCP app gets its app too, framed through the
+ * sandbox proxy named by `?sandbox=` (default http://127.0.0.1:3001/); the
+ * app's own tool calls ask their questions in the same form.
  */
 
 import { Client, type CallToolResult, type ElicitRequestFormParams, type ElicitResult, type Tool } from 'tessera-mcp/client';
+import { appsCapabilities, appUriOf, modelTools, openApp, type AppView } from 'tessera-mcp/apps-host';
 import { readForm, renderForm, type ObjectSchema } from './form.js';
 
-const serverUrl = new URLSearchParams(location.search).get('server') ?? 'http://127.0.0.1:3000/mcp';
+const params = new URLSearchParams(location.search);
+const serverUrl = params.get('server') ?? 'http://127.0.0.1:3000/mcp';
+const sandboxUrl = params.get('sandbox') ?? 'http://127.0.0.1:3001/';
 const element = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const status = element<HTMLParagraphElement>('status');
 
@@ -48,7 +54,21 @@ function showResult(result: CallToolResult): void {
   element('result').hidden = false;
 }
 
-function pick(client: Client, tool: Tool): void {
+/** The app on the page, if any: one at a time. */
+let app: AppView | undefined;
+
+/** Calls the tool, in its app when it has one. */
+async function run(client: Client, tool: Tool, tools: Tool[], args: Record<string, unknown>): Promise<CallToolResult> {
+  await app?.close('another tool was called');
+  app = undefined;
+  element('app').hidden = true;
+  if (!appUriOf(tool)) return client.callTool(tool.name, args);
+  element('app').hidden = false;
+  app = await openApp({ client, tool, tools, container: element('app-frame'), sandbox: sandboxUrl, maxHeight: 600 });
+  return app.callTool(args);
+}
+
+function pick(client: Client, tool: Tool, tools: Tool[]): void {
   const form = element<HTMLFormElement>('arguments');
   element('call-title').textContent = tool.title ?? tool.name;
   element('call-description').textContent = tool.description ?? '';
@@ -60,7 +80,7 @@ function pick(client: Client, tool: Tool): void {
     event.preventDefault();
     status.textContent = `Calling ${tool.name}…`;
     try {
-      showResult(await client.callTool(tool.name, readForm(form, tool.inputSchema as ObjectSchema)));
+      showResult(await run(client, tool, tools, readForm(form, tool.inputSchema as ObjectSchema)));
       status.textContent = `Connected to ${serverUrl}`;
     } catch (error) {
       status.textContent = `The call failed: ${(error as Error).message}`;
@@ -71,14 +91,18 @@ function pick(client: Client, tool: Tool): void {
 async function main(): Promise<void> {
   status.textContent = `Connecting to ${serverUrl}…`;
   try {
-    const client = await new Client({ name: 'tessera-browser-example', version: '0.1.0' }, { elicitation: { form: answerForm } }).connect(serverUrl);
+    const client = await new Client(
+      { name: 'tessera-browser-example', version: '0.1.0' },
+      { elicitation: { form: answerForm }, capabilities: appsCapabilities() },
+    ).connect(serverUrl);
     const tools = await client.listAllTools();
     const list = element<HTMLUListElement>('tools');
     list.replaceChildren(
-      ...tools.map((tool) => {
+      // App-only tools are the apps': a model (here, the user) is not offered them.
+      ...modelTools(tools).map((tool) => {
         const button = document.createElement('button');
         button.textContent = tool.name;
-        button.onclick = () => pick(client, tool);
+        button.onclick = () => pick(client, tool, tools);
         const item = document.createElement('li');
         item.append(button, ` ${tool.description ?? ''}`);
         return item;

@@ -13,7 +13,7 @@ import { McpError } from '../protocol/errors.js';
 import { errorResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
 import { Method } from '../protocol/methods.js';
-import type { CacheHints, Implementation, Result, ServerCapabilities } from '../protocol/types.js';
+import type { CacheHints, ClientCapabilities, Implementation, Result, ServerCapabilities } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/resolve.js';
 import { MemoryChangeBus, type ChangeBus, type ChangeList } from '../stores/change-bus.js';
 import type { ServerContext } from './context.js';
@@ -30,7 +30,7 @@ import type { RequestMeta } from './request-meta.js';
 import { ResourceRegistry, type ResourceDefinition, type ResourceHandler } from './resources.js';
 import { clientError } from './results.js';
 import { SubscriptionHub } from './subscriptions.js';
-import { ToolRegistry, type TakeHandOff, type ToolDefinition } from './tools.js';
+import { ToolRegistry, type HiddenTools, type TakeHandOff, type ToolDefinition } from './tools.js';
 
 export class ServerCore implements ServerHost {
   readonly info: Implementation;
@@ -43,6 +43,8 @@ export class ServerCore implements ServerHost {
   readonly extensions: readonly ServerExtension[];
   /** The extensions that take requests of another era (point 1 of the request path). */
   readonly routes: readonly ServerExtension[];
+  /** The extensions that hide tools from some clients. */
+  private readonly toolHiders: readonly ServerExtension[];
   readonly loggingEnabled: boolean;
   /** `serverInfo` for every result's `_meta`, or undefined when turned off. */
   readonly identity: Record<string, unknown> | undefined;
@@ -94,9 +96,11 @@ export class ServerCore implements ServerHost {
       instructions: options.instructions,
       capabilities: () => this.capabilities(),
       takeHandOff: this.takeHandOff,
+      hiddenTools: (client) => this.hiddenTools(client),
     })));
     this.extensions = extensions.map((make) => make(this));
     this.routes = this.extensions.filter((e) => e.route);
+    this.toolHiders = this.extensions.filter((e) => e.hidesTool);
     const members: Array<readonly [string, ContextMember]> = [];
     for (const extension of this.extensions) {
       for (const [name, handler] of Object.entries(extension.methods ?? {})) {
@@ -170,6 +174,12 @@ export class ServerCore implements ServerHost {
 
   offers(method: string): boolean {
     return this.method(method) !== undefined;
+  }
+
+  /** The tools the extensions hide from a client with these capabilities (none, with no extension that hides any). */
+  private hiddenTools(client: ClientCapabilities): HiddenTools | undefined {
+    if (this.toolHiders.length === 0) return undefined;
+    return (definition) => this.toolHiders.some((e) => e.hidesTool!(definition, client));
   }
 
   toolDefinition(name: unknown): ToolDefinition<SchemaInput | undefined> | undefined {

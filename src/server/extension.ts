@@ -11,7 +11,7 @@ import type { McpError } from '../protocol/errors.js';
 import type { EventLog, PeerMessageContext, Reply, RequestChannel, StreamSink, StreamStatus } from '../protocol/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
-import type { Implementation, Result, ServerCapabilities } from '../protocol/types.js';
+import type { ClientCapabilities, Implementation, Result, ServerCapabilities } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/resolve.js';
 import type { ChangeBus } from '../stores/change-bus.js';
 import type { RequestContext, ServerContext } from './context.js';
@@ -46,6 +46,12 @@ export interface ServerExtension {
   admit?(request: JsonRpcRequest, meta: RequestMeta): void;
   /** Point 3, hand-off: a tool returned a hand-off that names this extension; its result is the tool's. */
   takeHandOff?(handOff: ToolHandOff, call: ToolCall): Promise<ResultByMethod['tools/call']>;
+  /**
+   * Whether a tool is not there for a client with these capabilities: left out
+   * of its `tools/list` and unknown to its `tools/call` (-32602), as if it were
+   * not registered (e.g. an app-only tool for a client that renders no apps).
+   */
+  hidesTool?(definition: ToolDefinition<SchemaInput | undefined>, client: ClientCapabilities): boolean;
 
   /** Messages that are not requests, and HTTP GET and DELETE (2025-11-25 sessions). Each returns the HTTP status. */
   handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;

@@ -3,7 +3,7 @@
 import { isInputRequiredResult } from '../protocol/guards.js';
 import { Method } from '../protocol/methods.js';
 import type { CoreMethod, DiscoverResult, ResultByMethod } from '../protocol/method-types.js';
-import type { CacheHints, ServerCapabilities } from '../protocol/types.js';
+import type { CacheHints, ClientCapabilities, ServerCapabilities } from '../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { complete } from './completion.js';
 import type { MethodHandler } from './extension.js';
@@ -11,7 +11,7 @@ import type { CacheableList } from './options.js';
 import type { PromptRegistry } from './prompts.js';
 import type { ResourceRegistry } from './resources.js';
 import type { SubscriptionHub } from './subscriptions.js';
-import type { TakeHandOff, ToolRegistry } from './tools.js';
+import type { HiddenTools, TakeHandOff, ToolRegistry } from './tools.js';
 
 export interface CoreParts {
   tools: ToolRegistry;
@@ -24,6 +24,8 @@ export interface CoreParts {
   capabilities(): ServerCapabilities;
   /** Where a tool's hand-off goes (the extension it names). */
   takeHandOff: TakeHandOff;
+  /** The tools extensions hide from a client with these capabilities; undefined when none hides any. */
+  hiddenTools(client: ClientCapabilities): HiddenTools | undefined;
 }
 
 function withCache<R extends object>(result: R, hints: CacheHints): R & CacheHints {
@@ -42,8 +44,8 @@ export function coreMethods(parts: CoreParts): CoreMethodHandlers {
       if (parts.instructions !== undefined) result.instructions = parts.instructions;
       return result;
     },
-    [Method.ToolsList]: async (r) => withCache(tools.list(params(r).cursor, pageSize), cache.tools),
-    [Method.ToolsCall]: (r, ctx) => tools.call(params(r), ctx, parts.takeHandOff),
+    [Method.ToolsList]: async (r, ctx) => withCache(tools.list(params(r).cursor, pageSize, parts.hiddenTools(ctx.clientCapabilities)), cache.tools),
+    [Method.ToolsCall]: (r, ctx) => tools.call(params(r), ctx, parts.takeHandOff, parts.hiddenTools(ctx.clientCapabilities)),
     [Method.PromptsList]: async (r) => withCache(prompts.list(params(r).cursor, pageSize), cache.prompts),
     [Method.PromptsGet]: (r, ctx) => prompts.get(params(r), ctx),
     [Method.ResourcesList]: async (r) => withCache(resources.list(params(r).cursor, pageSize), cache.resources),

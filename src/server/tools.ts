@@ -45,6 +45,9 @@ export interface ToolCall {
 /** Takes a hand-off to the extension it names; its result is the tool's result. */
 export type TakeHandOff = (handOff: ToolHandOff, call: ToolCall) => Promise<ResultByMethod['tools/call']>;
 
+/** Which tools are not there for the client of one request (an extension's `hidesTool`). */
+export type HiddenTools = (definition: ToolDefinition<SchemaInput | undefined>) => boolean;
+
 /** A tool's handler; `State` types what it keeps between rounds (`ctx.state`, see RequestContext). */
 export type ToolHandler<S, State = JsonValue> = (args: ArgsOf<S>, ctx: RequestContext<State>) => ToolReturn | Promise<ToolReturn>;
 
@@ -147,10 +150,11 @@ export class ToolRegistry {
     this.onChange();
   }
 
-  /** Tools in registration order, which is deterministic for a given server program. */
-  list(cursor: unknown, pageSize: number): { tools: Tool[]; nextCursor?: string } {
+  /** Tools in registration order, which is deterministic for a given server program; without those `hidden` leaves out. */
+  list(cursor: unknown, pageSize: number, hidden?: HiddenTools): { tools: Tool[]; nextCursor?: string } {
     this.listCache ??= [...this.tools.values()].map((t) => t.descriptor);
-    const page = paginate('tools', this.listCache, (t) => t.name, cursor, pageSize);
+    const tools = hidden ? [...this.tools.values()].filter((t) => !hidden(t.definition)).map((t) => t.descriptor) : this.listCache;
+    const page = paginate('tools', tools, (t) => t.name, cursor, pageSize);
     return page.nextCursor === undefined ? { tools: page.items } : { tools: page.items, nextCursor: page.nextCursor };
   }
 
@@ -182,12 +186,12 @@ export class ToolRegistry {
     return this.tools.has(name);
   }
 
-  /** Calls a tool. A hand-off the handler returns goes to `takeHandOff`, with how to shape what it produces. */
-  async call(params: Record<string, unknown>, ctx: RequestContext, takeHandOff: TakeHandOff): Promise<ResultByMethod['tools/call']> {
+  /** Calls a tool (one `hidden` leaves out is unknown). A hand-off the handler returns goes to `takeHandOff`, with how to shape what it produces. */
+  async call(params: Record<string, unknown>, ctx: RequestContext, takeHandOff: TakeHandOff, hidden?: HiddenTools): Promise<ResultByMethod['tools/call']> {
     const name = params.name;
     if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
     const tool = this.tools.get(name);
-    if (!tool) throw McpError.invalidParams(`Unknown tool: ${name}`);
+    if (!tool || hidden?.(tool.definition)) throw McpError.invalidParams(`Unknown tool: ${name}`);
     const rawArgs = params.arguments ?? {};
     if (!isObject(rawArgs)) throw McpError.invalidParams('Invalid params: arguments must be an object');
     let args: unknown = rawArgs;

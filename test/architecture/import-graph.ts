@@ -55,9 +55,9 @@ export function importGraph(srcDir: string): ImportGraph {
 }
 
 /** Layers that are split in two by role, each half a layer of its own. */
-const SPLIT_LAYERS: ReadonlySet<string> = new Set(['auth', 'skills']);
+const SPLIT_LAYERS: ReadonlySet<string> = new Set(['auth', 'skills', 'apps']);
 
-/** The layer of a file: its first folder under src/ (`auth/client`, `auth/server`, `skills/client`, `skills/server` for the split ones), or `root` for src/*.ts. */
+/** The layer of a file: its first folder under src/ (`auth/client`, `auth/server`, `skills/client`, `skills/server`, `apps/server`, `apps/host` for the split ones), or `root` for src/*.ts. */
 export function layerOf(file: string): string {
   const parts = file.split('/');
   if (parts.length === 1) return 'root';
@@ -74,6 +74,7 @@ export interface LayerRule {
 }
 
 const SKILLS = ['skills', 'skills/server', 'skills/client'];
+const APPS = ['apps', 'apps/server', 'apps/host'];
 
 /** The rules of docs/architecture.md. */
 export const LAYER_RULES: readonly LayerRule[] = [
@@ -89,17 +90,23 @@ export const LAYER_RULES: readonly LayerRule[] = [
   // The resource server: the transport seam and the caller's types (protocol), SHA-256 for DPoP (platform),
   // the redemption store and expiring map (stores). Never the server, client, eras, tasks or the CLI.
   { layer: 'auth/server', only: ['protocol', 'platform', 'stores'] },
-  { layer: 'mrtr', never: ['server', 'client', 'transport', 'legacy', 'tasks', 'auth/client', 'auth/server', ...SKILLS] },
-  { layer: 'server', never: ['legacy', 'tasks', 'client', 'auth/client', 'auth/server', ...SKILLS] },
-  { layer: 'client', never: ['server', 'mrtr', 'legacy', 'tasks', 'schema', 'stores', 'auth/server', ...SKILLS] },
-  { layer: 'legacy', never: SKILLS },
-  { layer: 'tasks', never: SKILLS },
+  { layer: 'mrtr', never: ['server', 'client', 'transport', 'legacy', 'tasks', 'auth/client', 'auth/server', ...SKILLS, ...APPS] },
+  { layer: 'server', never: ['legacy', 'tasks', 'client', 'auth/client', 'auth/server', ...SKILLS, ...APPS] },
+  { layer: 'client', never: ['server', 'mrtr', 'legacy', 'tasks', 'schema', 'stores', 'auth/server', ...SKILLS, ...APPS] },
+  { layer: 'legacy', never: [...SKILLS, ...APPS] },
+  { layer: 'tasks', never: [...SKILLS, ...APPS] },
   // The Skills extension (SEP-2640), reached only through its entry points (src/skills.ts, src/skills-node.ts):
   // what both sides share (wire shapes, digests, frontmatter, skill URIs) needs only the protocol and SHA-256;
   // the server half plugs into the server's extension interface; the client half composes over the client.
   { layer: 'skills', only: ['protocol', 'platform'] },
   { layer: 'skills/server', only: ['skills', 'protocol', 'platform', 'server'] },
   { layer: 'skills/client', only: ['skills', 'protocol', 'platform', 'client'] },
+  // MCP Apps (SEP-1865), reached only through its entry points (src/apps.ts, src/apps-host.ts): the names,
+  // _meta shapes and CSP both sides share; the server side on the server's extension interface and
+  // registration; the host side (browsers) on the client. Neither side reaches the other.
+  { layer: 'apps', only: ['protocol'] },
+  { layer: 'apps/server', only: ['protocol', 'schema', 'server', 'apps'] },
+  { layer: 'apps/host', only: ['protocol', 'client', 'apps'] },
   // The test kit (src/testing/, entry src/testing.ts) drives the whole server, like the root's McpServer; nothing but its entry imports it.
 ];
 

@@ -5,127 +5,52 @@
  * calling the example server (CORS on for that origin) on another. The page
  * lists the tools; the test picks `deploy`, types its arguments into the form
  * made of its inputSchema, answers the question the server asks in the form
- * made of its `requestedSchema`, and reads the result on the page. A page
- * from an origin CORS does not allow cannot connect. With UPDATE_SCREENSHOTS=1
- * the screenshot goes to docs/images/browser-example.png (docs/runtimes.md shows it).
+ * made of its `requestedSchema`, and reads the result on the page. Then the
+ * example's MCP app (issue 29): `show_deployments` opens the board through the
+ * sandbox proxy under its CSP, a click inside the app deploys — the question
+ * asked in the host page — and the app shows the result; a hostile app stays
+ * in its box; another call tears it down. A page from an origin CORS does not
+ * allow cannot connect. With UPDATE_SCREENSHOTS=1 the screenshots go to
+ * docs/images/browser-example.png and apps-example.png (runtimes.md and apps.md show them).
  * Run with `npm run test:browser` (Debian's `chromium` installed; .ci/run installs it).
  */
 
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, normalize } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateStateKey } from '../../src/index.js';
 import { bundlePage, type Bundle } from '../helpers/bundle.js';
+import { BrowserPage, type Frame, type FrameStep } from '../helpers/browser-page.js';
 import { Chromium } from '../helpers/chromium.js';
-import { compiledFile, ROOT, stopAll, stopPid, trackPid } from '../helpers/child-processes.js';
+import { ROOT, stopAll, stopPid } from '../helpers/child-processes.js';
+import { startExampleServer, startStatic, type ExampleServer } from '../helpers/example-site.js';
 
-const PAGE_DIR = `${ROOT}examples/browser/`;
 /** What the static server serves: the page as built (index.html and its bundle). */
-const SITE_DIR = `${PAGE_DIR}dist/`;
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8' };
-
-/** The tiny static server: the built page's files, nothing else. */
-function startStatic(): Promise<Server> {
-  const server = createServer((req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)).replace(/^\/+/, '');
-    const type = TYPES[extname(path)];
-    if (path.startsWith('..') || !type) return void res.writeHead(404).end();
-    try {
-      res.writeHead(200, { 'content-type': type }).end(readFileSync(`${SITE_DIR}${path}`));
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-/** The example server, with CORS on for `pageOrigin`; resolves with its endpoint. */
-async function startExampleServer(pageOrigin: string): Promise<{ url: string; pid: number }> {
-  const file = compiledFile('examples/browser/server.js', [`${PAGE_DIR}server.ts`, `${ROOT}examples/deploy.ts`]);
-  const child = spawn(process.execPath, [file], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PAGE_ORIGIN: pageOrigin, TESSERA_STATE_KEYS: generateStateKey('browser') },
-  });
-  trackPid(child.pid);
-  let output = '';
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => (output += text));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (text: string) => {
-      output += text;
-      const match = /^listening (http:\/\/127\.0\.0\.1:\d+\/mcp)/m.exec(output);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`the example server exited (${code}): ${output}`)));
-  });
-  return { url, pid: child.pid! };
-}
+const SITE_DIR = `${ROOT}examples/browser/dist/`;
 
 let built: Bundle;
 let site: Server;
 let sitePort: number;
-let mcp: { url: string; pid: number };
+let mcp: ExampleServer;
 let browser: Chromium;
-let page: string;
-const problems: string[] = [];
+let page: BrowserPage;
+/** The board app's frames, once open: the sandbox proxy, and the app inside it. */
+let proxy: Frame;
+let app: Frame;
 
-/** Evaluates `expression` in the page (awaiting a promise) and returns its value. */
-async function evaluate<T>(expression: string): Promise<T> {
-  const reply = (await browser.send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, page)) as {
-    result: { value?: T };
-    exceptionDetails?: { text: string; exception?: { description?: string } };
-  };
-  if (reply.exceptionDetails) throw new Error(`in the page: ${reply.exceptionDetails.exception?.description ?? reply.exceptionDetails.text}`);
-  return reply.result.value as T;
-}
-
-/** Resolves with `expression`'s value once it is truthy, re-checked on every DOM change (no polling). */
-function waitFor<T>(expression: string): Promise<T> {
-  return evaluate<T>(`new Promise((resolve) => {
-    const observer = new MutationObserver(() => check());
-    const check = () => { const value = (${expression}); if (value) { observer.disconnect(); resolve(value); } };
-    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-    check();
-  })`);
-}
-
-/** A real mouse click in the middle of the element. */
-async function click(selector: string): Promise<void> {
-  const { x, y } = await evaluate<{ x: number; y: number }>(
-    `(() => { const r = document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()`,
-  );
-  for (const type of ['mousePressed', 'mouseReleased']) await browser.send('Input.dispatchMouseEvent', { type, x, y, button: 'left', clickCount: 1 }, page);
-}
-
-/** Focuses the field and types into it as a keyboard would. */
-async function type(selector: string, text: string): Promise<void> {
-  await evaluate(`document.querySelector(${JSON.stringify(selector)}).focus()`);
-  await browser.send('Input.insertText', { text }, page);
-}
-
-async function open(url: string): Promise<void> {
-  const loaded = new Promise<void>((resolve) => browser.onEvent((event, session) => event.method === 'Page.loadEventFired' && session === page && resolve()));
-  await browser.send('Page.navigate', { url }, page);
-  await loaded;
-}
+const evaluate = <T>(expression: string): Promise<T> => page.evaluate<T>(expression);
+const waitFor = <T>(expression: string): Promise<T> => page.waitFor<T>(expression);
+const click = (selector: string): Promise<void> => page.click(selector);
+const type = (selector: string, text: string): Promise<void> => page.type(selector, text);
+const open = (url: string): Promise<void> => page.navigate(url);
 
 beforeAll(async () => {
   built = await bundlePage('examples/browser');
-  site = await startStatic();
+  site = await startStatic(SITE_DIR);
   sitePort = (site.address() as AddressInfo).port;
   mcp = await startExampleServer(`http://127.0.0.1:${sitePort}`);
   browser = Chromium.launch();
-  page = await browser.newPage();
-  browser.onEvent((event, session) => {
-    if (session !== page) return;
-    if (event.method === 'Runtime.exceptionThrown') problems.push(JSON.stringify(event.exceptionDetails));
-    if (event.method === 'Runtime.consoleAPICalled' && (event.type === 'error' || event.type === 'warning')) problems.push(JSON.stringify(event.args));
-  });
-  for (const method of ['Page.enable', 'Runtime.enable']) await browser.send(method, {}, page);
-  await browser.send('Emulation.setDeviceMetricsOverride', { width: 760, height: 860, deviceScaleFactor: 1, mobile: false }, page);
+  page = await BrowserPage.open(browser);
 });
 
 afterAll(async () => {
@@ -147,15 +72,16 @@ describe('the client bundled for the browser', () => {
 
 describe('the example page in chromium', () => {
   it('connects across origins (CORS on) and lists the tools', async () => {
-    await open(`http://127.0.0.1:${sitePort}/index.html?server=${encodeURIComponent(mcp.url)}`);
+    await open(`http://127.0.0.1:${sitePort}/index.html?server=${encodeURIComponent(mcp.url)}&sandbox=${encodeURIComponent(mcp.sandbox)}`);
     // Connected or not, the status says so.
     const status = await waitFor<string>(`/^(Connected|Could not)/.test(document.getElementById('status').textContent) && document.getElementById('status').textContent`);
     expect(status).toBe(`Connected to ${mcp.url}`);
-    expect(await evaluate(`[...document.querySelectorAll('#tools button')].map((b) => b.textContent)`)).toEqual(['deploy']);
+    // The app-only refresh_deployments is the board's, not the model's (here, the user's).
+    expect(await evaluate(`[...document.querySelectorAll('#tools button')].map((b) => b.textContent)`)).toEqual(['deploy', 'show_deployments']);
   });
 
   it('calls deploy with arguments from its inputSchema, renders the question from its requestedSchema, submits the answer and shows the result', async () => {
-    await click('#tools button');
+    await click('#tools li:nth-child(1) button');
     await waitFor(`document.querySelector('#arguments [name=service]')`);
     expect(await evaluate(`[...document.querySelectorAll('#arguments [name=env] option')].map((o) => o.value)`)).toEqual(['staging', 'prod']);
     await type('#arguments [name=service]', 'api');
@@ -176,13 +102,84 @@ describe('the example page in chromium', () => {
     const result = await waitFor<string>(`!document.getElementById('result').hidden && document.getElementById('result-text').textContent`);
     expect(result).toBe('Deployed api to prod (deployment api-prod-1).');
     expect(await evaluate('document.getElementById("question-answer").textContent')).toBe('Answered.');
-    expect(problems).toEqual([]);
+    expect(page.problems).toEqual([]);
 
-    const { data } = (await browser.send('Page.captureScreenshot', { format: 'png' }, page)) as { data: string };
-    const png = Buffer.from(data, 'base64');
+    const png = await page.screenshot();
     expect(png.subarray(1, 4).toString()).toBe('PNG');
     // The docs' image changes only when asked (the page shows the server's port, so every run differs).
     if (process.env.UPDATE_SCREENSHOTS === '1') writeFileSync(`${ROOT}docs/images/browser-example.png`, png);
+  });
+
+  it('opens the board app of show_deployments in a sandboxed frame under its CSP, and follows its size', async () => {
+    await click('#tools li:nth-child(2) button');
+    await waitFor(`document.querySelector('#arguments [name=env]')`);
+    await evaluate(`(() => { const s = document.querySelector('#arguments [name=env]'); s.value = 'prod'; s.dispatchEvent(new Event('change')); })()`);
+    await click('#arguments button[type=submit]');
+    // The tool's own result, as a text-only host would show it.
+    expect(await waitFor<string>(`!document.getElementById('result').hidden && document.getElementById('result-text').textContent`)).toBe('1 deployment(s) to prod.');
+
+    // The proxy: another origin than the page, in the frame the spec asks for.
+    const frame = await evaluate<{ sandbox: string; src: string; border: string }>(
+      `(() => { const f = document.querySelector('#app-frame iframe'); return { sandbox: f.getAttribute('sandbox'), src: f.src, border: f.dataset.prefersBorder }; })()`,
+    );
+    expect(frame).toEqual({ sandbox: 'allow-scripts allow-same-origin allow-forms', src: mcp.sandbox, border: 'true' });
+    proxy = await page.frame(`location.origin === ${JSON.stringify(new URL(mcp.sandbox).origin)}`);
+    app = await page.frame(`location.href === 'about:srcdoc' && document.title === 'Deployments'`);
+
+    // The app got the tool's input and result, and rendered them.
+    expect(await page.waitFor<string>(`document.getElementById('title').textContent === 'Deployments to prod' && document.getElementById('list').textContent`, app)).toBe('api-prod-1');
+    // An opaque origin (no way into the proxy page), the declared CSP first in its document, and enforced: no connection anywhere.
+    expect(await page.evaluate('self.origin', app)).toBe('null');
+    const policy = await page.evaluate<string>(`document.head.firstElementChild.getAttribute('http-equiv') + ': ' + document.head.firstElementChild.content`, app);
+    expect(policy).toContain("Content-Security-Policy: default-src 'none'; script-src 'self' 'unsafe-inline'");
+    expect(policy).toContain("connect-src 'none'");
+    expect(await page.evaluate(`fetch(${JSON.stringify(mcp.url)}).then(() => 'connected', (e) => e.name)`, app)).toBe('TypeError');
+
+    // The frame is as tall as the app says its content is.
+    const height = await page.evaluate<number>('document.documentElement.scrollHeight', app);
+    expect(await waitFor<string>(`document.querySelector('#app-frame iframe').style.height === '${height}px' && 'sized'`)).toBe('sized');
+  });
+
+  it('keeps a hostile app in its box: no way into the proxy page, no second page through it, no messages to the host past it', async () => {
+    expect(await page.evaluate(`(() => { try { return parent.document.title; } catch (e) { return e.name; } })()`, app)).toBe('SecurityError');
+    // The proxy takes its page from the host only.
+    await page.evaluate(`parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/sandbox-resource-ready', params: { html: '<p>other</p>' } }, '*')`, app);
+    // Straight to the host page, around the proxy: the host hears its app only through the proxy's frame.
+    await page.evaluate(`top.postMessage({ jsonrpc: '2.0', id: 'forged', method: 'tools/call', params: { name: 'deploy', arguments: { service: 'evil', env: 'prod' } } }, '*')`, app);
+    // A round trip the host does answer, after both.
+    const pong = await page.evaluate(`new Promise((resolve) => {
+      addEventListener('message', (e) => e.data?.id === 'after' && resolve(e.data.result));
+      parent.postMessage({ jsonrpc: '2.0', id: 'after', method: 'ping' }, '*');
+    })`, app);
+    expect(pong).toEqual({});
+    expect(await page.evaluate('document.querySelectorAll("iframe").length', proxy)).toBe(1);
+    expect(await page.evaluate(`document.title + ' ' + document.getElementById('list').textContent`, app)).toBe('Deployments api-prod-1');
+    expect(await evaluate(`document.getElementById('question').hidden`)).toBe(true);
+  });
+
+  it("lets the app call deploy, asks the server's question in the host page, and the app shows the result", async () => {
+    const inApp: FrameStep[] = [{ frame: page.top, owner: '#app-frame iframe' }, { frame: proxy, owner: 'iframe' }, { frame: app }];
+    await page.click('#deploy button', inApp);
+    expect(await waitFor<string>(`!document.getElementById('question').hidden && document.getElementById('question-message').textContent`)).toBe('Deploy api to prod?');
+    await click('#answer [name=approve]');
+    await click('#answer button[type=submit]');
+    expect(await page.waitFor<string>(`document.getElementById('status').textContent.startsWith('Deployed') && document.getElementById('status').textContent`, app)).toBe(
+      'Deployed api to prod (deployment api-prod-2).',
+    );
+    // Then the app reloaded the board through its own app-only tool.
+    expect(await page.waitFor<string>(`document.querySelectorAll('#list li').length === 2 && [...document.querySelectorAll('#list li')].map((li) => li.textContent).join()`, app)).toBe(
+      'api-prod-1,api-prod-2',
+    );
+    expect(page.problems).toEqual([]);
+    if (process.env.UPDATE_SCREENSHOTS === '1') writeFileSync(`${ROOT}docs/images/apps-example.png`, await page.screenshot());
+  });
+
+  it('tears the app down when another tool is called', async () => {
+    await click('#tools li:nth-child(1) button');
+    await waitFor(`document.querySelector('#arguments [name=service]')`);
+    await type('#arguments [name=service]', 'web');
+    await click('#arguments button[type=submit]');
+    expect(await waitFor<number>(`document.getElementById('app').hidden && document.querySelectorAll('#app-frame iframe').length + 1`)).toBe(1);
   });
 
   it('from an origin CORS does not allow, cannot connect and says so', async () => {

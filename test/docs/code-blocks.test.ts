@@ -35,7 +35,7 @@ const blocks = files.flatMap(blocksOf);
 describe('code blocks in the docs', () => {
   it('finds TypeScript blocks in the README and every guide that shows code', () => {
     expect(blocks.filter((b) => b.source === 'README.md').length).toBeGreaterThan(0);
-    for (const guide of ['docs/mrtr.md', 'docs/client.md', 'docs/getting-started.md', 'docs/migrating.md', 'docs/deploying.md', 'docs/resources-and-prompts.md', 'docs/logging.md', 'docs/skills.md']) {
+    for (const guide of ['docs/mrtr.md', 'docs/client.md', 'docs/getting-started.md', 'docs/migrating.md', 'docs/deploying.md', 'docs/resources-and-prompts.md', 'docs/logging.md', 'docs/skills.md', 'docs/apps.md']) {
       expect(blocks.some((b) => b.source === guide), guide).toBe(true);
     }
   });

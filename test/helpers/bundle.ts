@@ -65,7 +65,7 @@ export function bundle(entry: string, outFile: string): Promise<Bundle> {
   );
 }
 
-/** A page (its index.html and the module it loads) built as `npx vite build <dir>` would, into `<dir>/dist/`. */
-export function bundlePage(dir: string): Promise<Bundle> {
-  return buildOne({ root: `${ROOT}${dir}`, base: './', build: { emptyOutDir: true } }, `${ROOT}${dir}/dist`);
+/** A page (its index.html and the module it loads) built as `npx vite build <dir>` would, into `<dir>/dist/` (or `outDir`, relative to the repository). */
+export function bundlePage(dir: string, outDir = `${dir}/dist`): Promise<Bundle> {
+  return buildOne({ root: `${ROOT}${dir}`, base: './', build: { emptyOutDir: true } }, `${ROOT}${outDir}`);
 }

@@ -1,6 +1,6 @@
 /**
  * What a TypeScript user of the built package needs: the portable entries
- * (the root, /client, /fetch, /skills) compile in a project with no @types/node (a
+ * (the root, /client, /fetch, /skills, /apps, /apps-host) compile in a project with no @types/node (a
  * browser or Worker project) and no skipLibCheck; the Node entries compile
  * once @types/node is there, as the README says.
  */
@@ -38,19 +38,23 @@ function compile(name: string, code: string, types: string[]): string {
 describe('a TypeScript project using the built package', () => {
   compiledFile('src/index.d.ts', [`${ROOT}src/index.ts`]);
 
-  it('needs no @types/node for the root, /client, /fetch and /skills', () => {
+  it('needs no @types/node for the root, /client, /fetch, /skills, /apps and /apps-host', () => {
     const code = [
       "import { McpServer, ask, McpError } from 'tessera-mcp';",
       "import { Client, HttpClientTransport } from 'tessera-mcp/client';",
       "import { createFetchHandler } from 'tessera-mcp/fetch';",
       "import { skills, skillLibrary, SkillsClient } from 'tessera-mcp/skills';",
-      "const server = new McpServer({ name: 'x', version: '1.0.0' });",
+      "import { apps, registerApp } from 'tessera-mcp/apps';",
+      "import { appsCapabilities, modelTools, openApp, sandboxProxyHtml, type AppView } from 'tessera-mcp/apps-host';",
+      "const server = new McpServer({ name: 'x', version: '1.0.0' }, { extensions: [apps()] });",
       "export const withSkills = skillLibrary([{ files: { 'SKILL.md': '---\\nname: a\\ndescription: b\\n---\\n' } }]).then((library) => new McpServer({ name: 'y', version: '1.0.0' }, { extensions: [skills(library)] }));",
       "server.tool('t', { description: 'd', input: { type: 'object' } }, async () => 'ok');",
+      "registerApp(server, { uri: 'ui://x/app', name: 'app', html: '<!doctype html>', csp: { connectDomains: ['https://api.example.com'] } }).tool('u', { visibility: ['app'] }, async () => 'ok');",
       'const handle: (request: Request) => Promise<Response> = createFetchHandler(server);',
-      "const client = new Client({ name: 'c', version: '1.0.0' });",
+      "const client = new Client({ name: 'c', version: '1.0.0' }, { capabilities: appsCapabilities() });",
       'const skillsClient = new SkillsClient(client);',
-      'export { handle, client, skillsClient, ask, McpError, HttpClientTransport };',
+      'const open = (container: HTMLElement): Promise<AppView> => openApp({ client, tool: { name: "u", inputSchema: {} }, container, sandbox: "https://sandbox.example.com/" });',
+      'export { handle, client, skillsClient, ask, McpError, HttpClientTransport, open, modelTools, sandboxProxyHtml };',
     ].join('\n');
     expect(compile('portable', code, [])).toBe('');
   }, 60_000);
