@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only http,stdio,seal,memory,workloads2,workloads3]`
+ * `npm run bench [-- --quick] [-- --only http,stdio,seal,memory,payloads,tasks,scale]`
  *
  * Starts the Tessera, official SDK (plain state, codec state, echo only) and
  * bare servers as separate processes on 127.0.0.1, drives them from this one
@@ -12,7 +12,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { FULL, OFFICIAL_RESPONSE_MODE, QUICK } from './config.js';
+import { FULL, OFFICIAL_RESPONSE_MODE, QUICK, REDIS_ENV } from './config.js';
+import { startRedisServer, type Service } from './harness/cluster-services.js';
 import { log } from './harness/log.js';
 import { startServer, stopAll, stopAllOnExit, stopPid, wasInterrupted, type ServerProcess } from './harness/processes.js';
 import { runHeldPhase } from './phases/held.js';
@@ -21,29 +22,31 @@ import { runMemoryPhase } from './phases/memory.js';
 import { runSealPhase } from './phases/seal.js';
 import { runStdioPhase } from './phases/stdio.js';
 import { machineInfo } from './report/machine.js';
-import { totalErrors, type CellMeasurement, type RunResults } from './report/results.js';
+import { totalErrors, type CellMeasurement, type RunResults, type WarmupRecord } from './report/results.js';
 import { renderReport } from './report/table.js';
 import { startTokenIssuer, ISSUER_ENV, type TokenIssuer } from './harness/token-issuer.js';
 import { choosePinning } from './harness/pinning.js';
+import { describeRule } from './harness/steady-state.js';
 import { wrkAvailable } from './harness/wrk-cell.js';
-import { HTTP_SERVERS, JWT_SERVERS, MEMORY_SERVERS, STARTED_SERVERS, WORKLOADS2_SERVERS, WORKLOADS3_SERVERS, type ServerId } from './systems.js';
-import { HTTP_WORKLOADS2 } from './workloads/http-workloads2.js';
-import { HTTP_WORKLOADS3 } from './workloads/http-workloads3.js';
+import { HTTP_SERVERS, JWT_SERVERS, MEMORY_SERVERS, STARTED_SERVERS, PAYLOAD_SERVERS, SCALE_SERVERS, type ServerId } from './systems.js';
+import { PAYLOAD_WORKLOADS, TASK_WORKLOADS } from './workloads/payload-workloads.js';
+import { SESSION_WORKLOADS } from './workloads/session-workloads.js';
 
-const PHASES = ['http', 'stdio', 'seal', 'memory', 'workloads2', 'workloads3'] as const;
-/** Phases that run only when named in --only (issue 15's new workloads), so the default run keeps its length. */
-const OPT_IN: readonly Phase[] = ['workloads2', 'workloads3'];
+const PHASES = ['http', 'stdio', 'seal', 'memory', 'payloads', 'tasks', 'scale'] as const;
+/** Phases that run only when named in --only, so the default run keeps its length. */
+const OPT_IN: readonly Phase[] = ['payloads', 'tasks', 'scale'];
 type Phase = (typeof PHASES)[number];
 
 const USAGE = `usage: npm run bench [-- --quick] [-- --only ${PHASES.join(',')}] [-- --no-pin]
-  --quick        a one-minute smoke run (fewer, shorter rounds)
+  --quick        a smoke run for development (one round of 1 s cells, a short warm-up)
+  --rounds N     interleaved rounds (default 5 full, 1 quick)
   --only LIST    run only these phases (comma-separated)
   --no-pin       do not pin the load generator and the servers to different cores`;
 
-function options(): { quick: boolean; only?: string | undefined; help: boolean; 'no-pin': boolean } {
+function options(): { quick: boolean; rounds?: string | undefined; only?: string | undefined; help: boolean; 'no-pin': boolean } {
   try {
     return parseArgs({
-      options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, 'no-pin': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+      options: { quick: { type: 'boolean', default: false }, rounds: { type: 'string' }, only: { type: 'string' }, 'no-pin': { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
     }).values;
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
@@ -56,7 +59,7 @@ if (values.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-const config = values.quick ? QUICK : FULL;
+const config = { ...(values.quick ? QUICK : FULL), ...(values.rounds ? { rounds: Number(values.rounds) } : {}) };
 const phases = new Set<Phase>(values.only ? (values.only.split(',') as Phase[]) : PHASES.filter((p) => !OPT_IN.includes(p)));
 for (const phase of phases) {
   if (!PHASES.includes(phase)) {
@@ -83,22 +86,30 @@ const results: RunResults = {
   memory: [],
   pinning: placement.reason,
   wrk: wrkAvailable(),
+  warmupRule: describeRule(config.warmup),
 };
 log(`${config.mode} run: ${[...phases].join(', ')} · Node ${process.version} · ${results.machine.cpuModel} × ${results.machine.logicalCores} · load average ${results.loadAverage.start.toFixed(2)} · ${placement.reason}`);
 
 const servers = {} as Record<ServerId, ServerProcess>;
 const tokens = new Map<ServerId, Record<string, string>>();
 let issuer: TokenIssuer | undefined;
+let redis: Service | undefined;
 try {
-  if (phases.has('http') || phases.has('memory') || phases.has('workloads2') || phases.has('workloads3')) {
+  if (phases.has('http') || phases.has('memory') || phases.has('payloads') || phases.has('tasks') || phases.has('scale')) {
     // The JWT systems only take part in the HTTP phase; they learn the issuer from the environment they inherit.
     const started = [
       ...new Set([
         ...(phases.has('http') ? STARTED_SERVERS : phases.has('memory') ? MEMORY_SERVERS : []),
-        ...(phases.has('workloads2') ? WORKLOADS2_SERVERS : []),
-        ...(phases.has('workloads3') ? WORKLOADS3_SERVERS : []),
+        ...(phases.has('payloads') || phases.has('tasks') ? PAYLOAD_SERVERS : []),
+        ...(phases.has('scale') ? SCALE_SERVERS : []),
       ]),
     ];
+    if (phases.has('scale')) {
+      // The scale phase's Tessera-on-Redis servers share this one redis-server (no persistence), stopped at the end.
+      redis = await startRedisServer();
+      process.env[REDIS_ENV] = redis.url;
+      log(`redis-server: ${redis.url}`);
+    }
     if (phases.has('http')) {
       issuer = await startTokenIssuer();
       process.env[ISSUER_ENV] = issuer.url;
@@ -115,22 +126,27 @@ try {
   const record = (cell: CellMeasurement): void => {
     results.cells.push({ ...cell, load1: loadavg()[0]! });
   };
+  const recordWarmup = (warmup: WarmupRecord): void => {
+    (results.warmups ??= []).push(warmup);
+  };
   if (issuer) {
     for (const id of JWT_SERVERS) tokens.set(id, { authorization: `Bearer ${await issuer.mint(servers[id].url)}` });
   }
-  if (phases.has('http')) await runHttpPhase(config, servers, record, (system) => tokens.get(system));
-  if (phases.has('workloads2')) await runHttpPhase(config, servers, record, () => undefined, HTTP_WORKLOADS2);
-  if (phases.has('workloads3')) {
-    await runHttpPhase(config, servers, record, () => undefined, HTTP_WORKLOADS3);
+  if (phases.has('http')) await runHttpPhase(config, servers, record, recordWarmup, (system) => tokens.get(system));
+  if (phases.has('payloads')) await runHttpPhase(config, servers, record, recordWarmup, () => undefined, PAYLOAD_WORKLOADS);
+  if (phases.has('tasks')) await runHttpPhase(config, servers, record, recordWarmup, () => undefined, TASK_WORKLOADS);
+  if (phases.has('scale')) {
+    await runHttpPhase(config, servers, record, recordWarmup, () => undefined, SESSION_WORKLOADS);
     await runHeldPhase(config, record);
   }
-  if (phases.has('stdio')) await runStdioPhase(config, record);
+  if (phases.has('stdio')) await runStdioPhase(config, record, recordWarmup);
   if (phases.has('seal')) await runSealPhase(config, record);
   if (phases.has('memory')) await runMemoryPhase(config, servers, (m) => results.memory.push(m));
 } finally {
   for (const server of Object.values(servers)) await stopPid(server.pid);
   await stopAll();
   await issuer?.close();
+  await redis?.stop();
 }
 
 if (wasInterrupted()) {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { OFFICIAL_RESPONSE_MODE } from './config.js';
 
 /** A column of the report (what a cell is recorded under). */
-export type SystemId = 'tessera' | 'official' | 'official50' | 'officialPlain' | 'bare' | 'bareJson' | 'tesseraJwt' | 'tesseraJwtNoCache' | 'officialJwt' | 'tesseraTraced';
+export type SystemId = 'tessera' | 'official' | 'official50' | 'officialPlain' | 'bare' | 'bareJson' | 'tesseraJwt' | 'tesseraJwtNoCache' | 'officialJwt' | 'tesseraTraced' | 'tesseraRedis';
 
 /** A server process of the run. */
 export type ServerId =
@@ -27,12 +27,13 @@ export type ServerId =
   | 'tesseraJwtNoCache'
   | 'officialJwt'
   | 'tesseraTraced'
-  | 'tesseraExtras'
+  | 'tesseraPayloads'
   | 'tesseraMany'
   | 'officialResource'
   | 'officialLength'
   | 'officialMany'
   | 'tesseraHeld'
+  | 'tesseraHeldRedis'
   | 'officialHeld'
   | 'bareHeld'
   | 'officialSessions';
@@ -51,7 +52,7 @@ export const OFFICIAL_SCRIPT = script('official');
 
 const official = (...args: string[]): string[] => [...args, '--response-mode', OFFICIAL_RESPONSE_MODE];
 
-/** The workloads3 phase holds connections for a while: no server may close an idle one meanwhile (the default is 65 s). */
+/** The scale phase holds connections for a while: no server may close an idle one meanwhile (the default is 65 s). */
 export const HELD_KEEP_ALIVE_MS = 600_000;
 const held = ['--keep-alive-ms', String(HELD_KEEP_ALIVE_MS)];
 
@@ -78,15 +79,17 @@ export const HTTP_SERVERS: Record<ServerId, HttpServerSpec> = {
   tesseraTraced: { id: 'tesseraTraced', label: 'Tessera + tracing', script: TESSERA_SCRIPT, args: ['--telemetry'] },
   // The workloads2 phase: Tessera with the catalogue plus the new resource and tools, or with 1,000 tools;
   // the official SDK at its best again, only what each workload reads or calls (all 1,000 for the listing).
-  tesseraExtras: { id: 'tesseraExtras', label: 'Tessera + 1 MiB resource, length and task tools', script: TESSERA_SCRIPT, args: ['--extras'] },
+  tesseraPayloads: { id: 'tesseraPayloads', label: 'Tessera + 1 MiB resource, length and task tools', script: TESSERA_SCRIPT, args: ['--payloads'] },
   tesseraMany: { id: 'tesseraMany', label: 'Tessera, 1,000 tools', script: TESSERA_SCRIPT, args: ['--many'] },
   officialResource: { id: 'officialResource', label: 'Official, 1 MiB resource only', script: OFFICIAL_SCRIPT, args: official('--tools', 'resource') },
   officialLength: { id: 'officialLength', label: 'Official, length only', script: OFFICIAL_SCRIPT, args: official('--tools', 'length') },
   officialMany: { id: 'officialMany', label: 'Official, 1,000 tools', script: OFFICIAL_SCRIPT, args: official('--tools', 'echo,confirm,wizard,lookup,many') },
-  // The workloads3 phase: long keep-alive everywhere; Tessera with its 2025 session caps lifted, the official
+  // The scale phase: long keep-alive everywhere; Tessera with its 2025 session caps lifted, the official
   // SDK's stateless handler with its listen-stream cap lifted, and its session-ful transport for the 2025 rows.
   tesseraHeld: { id: 'tesseraHeld', label: 'Tessera, long keep-alive, session caps lifted', script: TESSERA_SCRIPT, args: [...held, '--sessions'] },
   officialHeld: { id: 'officialHeld', label: 'Official, echo only, long keep-alive, listen cap lifted', script: OFFICIAL_SCRIPT, args: official('--tools', 'echo', ...held, '--max-subscriptions', '1000000') },
+  // The same on Redis stores (the run starts a redis-server and passes its URL in the environment).
+  tesseraHeldRedis: { id: 'tesseraHeldRedis', label: 'Tessera on Redis, long keep-alive, session caps lifted', script: TESSERA_SCRIPT, args: [...held, '--sessions', '--redis'] },
   bareHeld: { id: 'bareHeld', label: 'Bare node:http, long keep-alive', script: script('bare'), args: held },
   officialSessions: { id: 'officialSessions', label: 'Official 2025-11-25 sessions (session-ful transport), echo only', script: script('official-sessions'), args: held },
 };
@@ -105,6 +108,7 @@ export const SYSTEM_LABELS: Record<SystemId, string> = {
   tesseraJwtNoCache: 'Tessera + JWT, no token cache',
   officialJwt: 'Official + bearer middleware',
   tesseraTraced: 'Tessera + tracing',
+  tesseraRedis: 'Tessera on Redis',
 };
 
 /** Systems that verify access tokens: each request carries a token minted for its URL. */
@@ -113,12 +117,12 @@ export const JWT_SERVERS: readonly ServerId[] = ['tesseraJwt', 'tesseraJwtNoCach
 /** The servers the memory phase needs (no JWT or tracing ones). */
 export const MEMORY_SERVERS: readonly ServerId[] = ['tessera', 'officialConfirm', 'officialFull', 'officialConfirmPlain', 'bare'];
 
-/** The servers of the workloads2 phase only. */
-export const WORKLOADS2_SERVERS: readonly ServerId[] = ['tesseraExtras', 'tesseraMany', 'officialResource', 'officialLength', 'officialMany'];
+/** The servers of the payloads and tasks phases only. */
+export const PAYLOAD_SERVERS: readonly ServerId[] = ['tesseraPayloads', 'tesseraMany', 'officialResource', 'officialLength', 'officialMany'];
 
-/** The servers the workloads3 phase starts once, for its session-creation cells (its memory cells start their own per cell). */
-export const WORKLOADS3_SERVERS: readonly ServerId[] = ['tesseraHeld', 'officialSessions'];
-const WORKLOADS3_ONLY: readonly ServerId[] = ['tesseraHeld', 'officialHeld', 'bareHeld', 'officialSessions'];
+/** The servers the scale phase starts once, for its session-creation cells (its memory cells start their own per cell). */
+export const SCALE_SERVERS: readonly ServerId[] = ['tesseraHeld', 'tesseraHeldRedis', 'officialSessions'];
+const SCALE_ONLY: readonly ServerId[] = ['tesseraHeld', 'tesseraHeldRedis', 'officialHeld', 'bareHeld', 'officialSessions'];
 
 /** Every HTTP server the http phase starts. */
-export const STARTED_SERVERS: readonly ServerId[] = (Object.keys(HTTP_SERVERS) as ServerId[]).filter((id) => !WORKLOADS2_SERVERS.includes(id) && !WORKLOADS3_ONLY.includes(id));
+export const STARTED_SERVERS: readonly ServerId[] = (Object.keys(HTTP_SERVERS) as ServerId[]).filter((id) => !PAYLOAD_SERVERS.includes(id) && !SCALE_ONLY.includes(id));

@@ -40,6 +40,8 @@ export class HeldConnection {
   /** The server (or the network) closed the socket while it was held. */
   droppedByServer = false;
   private response: IncomingMessage | undefined;
+  /** Called with what a held stream sends after its first event (fan-out cells). */
+  private later: ((chunk: string) => void) | undefined;
 
   constructor(private readonly url: URL) {}
 
@@ -61,7 +63,10 @@ export class HeldConnection {
           let text = '';
           let settled = false;
           response.on('data', (chunk: string) => {
-            if (settled) return;
+            if (settled) {
+              this.later?.(chunk);
+              return;
+            }
             text += chunk;
             if (until === 'first-event') {
               const end = text.indexOf('\n\n');
@@ -90,6 +95,27 @@ export class HeldConnection {
         reject(error);
       });
       outgoing.end(req.body);
+    });
+  }
+
+  /**
+   * Resolves with performance.now() when the held stream next sends
+   * something containing `marker` (its first event already consumed by send).
+   * Chunks are searched one by one: the markers used are short and an SSE
+   * event's data line arrives in one write.
+   */
+  nextContaining(marker: string, timeoutMs = 30_000): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.later = undefined;
+        reject(new Error(`no '${marker}' within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.later = (chunk) => {
+        if (!chunk.includes(marker)) return;
+        clearTimeout(timer);
+        this.later = undefined;
+        resolve(performance.now());
+      };
     });
   }
 

@@ -1,5 +1,6 @@
 /**
- * The HTTP workloads: a warm-up per system and workload, then `rounds`
+ * The HTTP workloads: a warm-up per system and workload until its CPU per
+ * unit stops falling (harness/steady-state.ts), then `rounds`
  * rounds in which every workload runs against each system in turn
  * (A, B, C, A, B, C …), so drift on the machine hits all systems alike.
  * Each cell also records how much CPU the server and the load generator
@@ -13,8 +14,9 @@ import { runHttpCell, type CellResult } from '../harness/http-cell.js';
 import { describeRate, log } from '../harness/log.js';
 import { readMemory } from '../harness/memory-probe.js';
 import type { ServerProcess } from '../harness/processes.js';
+import { describeRule, warmUntilSteady } from '../harness/steady-state.js';
 import { runWrkCell, wrkAvailable } from '../harness/wrk-cell.js';
-import type { CellMeasurement } from '../report/results.js';
+import type { CellMeasurement, WarmupRecord } from '../report/results.js';
 import type { ServerId, SystemId } from '../systems.js';
 import { HTTP_WORKLOADS, type HttpWorkload } from '../workloads/http-workloads.js';
 
@@ -32,14 +34,16 @@ function runCell({ workload, server, seconds, headers, midway }: CellRun): Promi
 }
 
 /**
+ * `recordWarmup` receives each system's warm-up (how many cells it took);
  * `headersFor` gives the headers a server's requests carry besides the
  * flow's (a bearer token for the servers that verify them); `all` the
- * workloads (the workloads2 phase passes its own).
+ * workloads (the payloads, tasks and scale phases pass their own).
  */
 export async function runHttpPhase(
   config: BenchConfig,
   servers: Record<ServerId, ServerProcess>,
   record: (cell: CellMeasurement) => void,
+  recordWarmup: (warmup: WarmupRecord) => void,
   headersFor: (server: ServerId) => Record<string, string> | undefined = () => undefined,
   all: readonly HttpWorkload[] = HTTP_WORKLOADS,
 ): Promise<void> {
@@ -48,13 +52,20 @@ export async function runHttpPhase(
   const workloads = all.filter((w) => w.generator !== 'wrk' || withWrk);
   const cellsOf = (workload: HttpWorkload): Array<[SystemId, ServerId]> => Object.entries(workload.systems) as Array<[SystemId, ServerId]>;
 
-  log(`HTTP warm-up: ${config.warmupSeconds} s per system and workload`);
+  // Each system warms on each workload (both generators) until its CPU per unit stops falling.
+  log(`HTTP warm-up: ${describeRule(config.warmup)}`);
   for (const workload of workloads) {
-    // The wrk cells follow autocannon cells of the same flow on the same servers: already warm.
-    if (workload.generator === 'wrk') continue;
-    for (const [, id] of cellsOf(workload)) {
-      const warm = await runCell({ workload, server: servers[id], seconds: config.warmupSeconds, headers: headersFor(id) });
-      if (warm.errors > 0) log(`warm-up ${workload.id} ${id}: ${warm.errors} errors, e.g. ${warm.errorSamples.join(' | ')}`);
+    for (const [system, id] of cellsOf(workload)) {
+      const server = servers[id];
+      const outcome = await warmUntilSteady(async () => {
+        const before = processCpuSeconds(server.pid);
+        const warm = await runCell({ workload, server, seconds: config.warmup.cellSeconds, headers: headersFor(id) });
+        const after = processCpuSeconds(server.pid);
+        if (warm.errors > 0) log(`warm-up ${workload.id} ${id}: ${warm.errors} errors, e.g. ${warm.errorSamples.join(' | ')}`);
+        return before === undefined || after === undefined || warm.units === 0 ? Number.NaN : ((after - before) / warm.units) * 1e6;
+      }, config.warmup);
+      recordWarmup({ workload: workload.id, system, server: id, generator: workload.generator ?? 'autocannon', cpuPerUnitUs: outcome.series, steady: outcome.steady });
+      log(`warm-up ${workload.id} ${id}: ${outcome.series.length} cells${outcome.steady ? '' : ' (not steady at the bound)'}, µs per unit ${outcome.series.map((v) => v.toFixed(0)).join(' → ')}`);
     }
   }
 
@@ -62,6 +73,8 @@ export async function runHttpPhase(
     for (const workload of workloads) {
       for (const [system, id] of cellsOf(workload)) {
         const server = servers[id];
+        // The cells of the other systems left this one idle: a short unrecorded cell puts it back where its warm-up left it.
+        if (config.primeSeconds > 0) await runCell({ workload, server, seconds: config.primeSeconds, headers: headersFor(id) });
         let rssBytes: number | undefined;
         const serverCpuBefore = processCpuSeconds(server.pid);
         const result = await runCell({

@@ -34,19 +34,37 @@ export interface CellRecord {
   serverCpu?: number;
   /** Size of one sealed state (sealing cells). */
   tokenBytes?: number;
-  /** Held-connection cells (workloads3): how many connections or streams were open and checked when memory was read… */
+  /** Held-connection cells (scale phase): how many connections or streams were open and checked when memory was read… */
   held?: number;
   /** …the server's RSS and V8 heap after full GCs before they were opened (rssBytes is the RSS with them open)… */
   rssBefore?: number;
   heapBefore?: number;
   /** …and the heap with them open. */
   heapAfter?: number;
+  /** Held-connection cells with an echo cell while held: its p50/p99 (p50, p99) and the same cell's before the units were opened. */
+  baselineP50?: number;
+  baselineP99?: number;
+  /** Fan-out cells: ms from one change until every held stream was told, and until half were. */
+  fanOutMs?: number;
+  fanOutP50Ms?: number;
   /** The machine's 1-minute load average when the cell ended: other work on the machine shows here. */
   load1: number;
 }
 
 /** What a phase measures; the run adds the load average. */
 export type CellMeasurement = Omit<CellRecord, 'load1'>;
+
+/** How one system warmed up on one workload before round 1 (harness/steady-state.ts). */
+export interface WarmupRecord {
+  workload: string;
+  system: SystemId;
+  server: ServerId;
+  generator: 'autocannon' | 'wrk';
+  /** Server CPU µs per unit of each warm-up cell, in order: its length is the number of cells it needed. */
+  cpuPerUnitUs: number[];
+  /** False when the bound on cells was reached while the CPU per unit was still falling. */
+  steady: boolean;
+}
 
 export interface MemoryRecord {
   system: SystemId;
@@ -69,6 +87,9 @@ export interface RunResults {
   loadAverage: { start: number; end: number };
   cells: CellRecord[];
   memory: MemoryRecord[];
+  /** The steady-state rule and each system's warm-up under it (HTTP phases). */
+  warmupRule?: string;
+  warmups?: WarmupRecord[];
   /** How the load generator and the servers were placed on the cores. */
   pinning?: string;
   /** Whether the wrk rows ran (wrk installed). */
@@ -87,6 +108,10 @@ export interface Summary {
   rssBefore: number;
   rssPerHeld: number;
   heapPerHeld: number;
+  baselineP50: number;
+  baselineP99: number;
+  fanOutMs: number;
+  fanOutP50Ms: number;
   generatorCpu: number;
   serverCpu: number;
   /** Server CPU seconds per unit of work (request, exchange): what it costs, whether or not the server was the limit. */
@@ -113,6 +138,10 @@ export function summarize(results: RunResults, workload: string, system: SystemI
     rssBefore: medianOf(cells, (c) => c.rssBefore),
     rssPerHeld: medianOf(cells, (c) => (c.held && c.rssBefore !== undefined && c.rssBytes !== undefined ? (c.rssBytes - c.rssBefore) / c.held : undefined)),
     heapPerHeld: medianOf(cells, (c) => (c.held && c.heapBefore !== undefined && c.heapAfter !== undefined ? (c.heapAfter - c.heapBefore) / c.held : undefined)),
+    baselineP50: medianOf(cells, (c) => c.baselineP50),
+    baselineP99: medianOf(cells, (c) => c.baselineP99),
+    fanOutMs: medianOf(cells, (c) => c.fanOutMs),
+    fanOutP50Ms: medianOf(cells, (c) => c.fanOutP50Ms),
     generatorCpu: medianOf(cells, (c) => c.generatorCpu),
     serverCpu: medianOf(cells, (c) => c.serverCpu),
     serverCpuPerUnit: medianOf(cells, (c) => (c.serverCpu !== undefined && c.rate > 0 ? c.serverCpu / c.rate : undefined)),

@@ -5,9 +5,10 @@
 
 import { SYSTEM_LABELS, SYSTEM_ORDER, type SystemId } from '../systems.js';
 import { summarize, totalErrors, type RunResults, type Summary } from './results.js';
+import { stdioTable, steadyCpuTable, steadyTable, warmupTable } from './steady-table.js';
 import { checkTargets } from './targets.js';
 
-type RowKind = 'rate' | 'latency' | 'exchangeLatency' | 'rss' | 'token' | 'cpu' | 'cpuPerUnit' | 'rssBeforeAfter' | 'rssPerHeld' | 'heapPerHeld';
+type RowKind = 'rate' | 'heldLatency' | 'fanOut' | 'latency' | 'exchangeLatency' | 'rss' | 'token' | 'cpu' | 'cpuPerUnit' | 'rssBeforeAfter' | 'rssPerHeld' | 'heapPerHeld';
 
 interface RowSpec {
   label: string;
@@ -85,15 +86,18 @@ const ROWS: readonly RowSpec[] = [
   { label: '10,000 idle keep-alive connections, server RSS MiB before → with them', workload: 'idle-connections-10k', kind: 'rssBeforeAfter' },
   { label: '10,000 idle keep-alive connections, RSS bytes per connection', workload: 'idle-connections-10k', kind: 'rssPerHeld' },
   { label: '10,000 idle keep-alive connections, heap bytes per connection', workload: 'idle-connections-10k', kind: 'heapPerHeld' },
+  { label: '10,000 idle keep-alive connections, echo c16 p50 / p99 ms before → while held', workload: 'idle-connections-10k', kind: 'heldLatency' },
   { label: '1,000 subscriptions/listen streams, server RSS MiB before → with them', workload: 'listen-streams-1k', kind: 'rssBeforeAfter' },
   { label: '1,000 subscriptions/listen streams, RSS bytes per stream', workload: 'listen-streams-1k', kind: 'rssPerHeld' },
   { label: '1,000 subscriptions/listen streams, heap bytes per stream', workload: 'listen-streams-1k', kind: 'heapPerHeld' },
+  { label: '1,000 subscriptions/listen streams, one change told to all / to half, ms', workload: 'listen-streams-1k', kind: 'fanOut' },
   { label: '1,000 2025-11-25 sessions with a GET stream, server RSS MiB before → with them', workload: 'legacy-get-streams-1k', kind: 'rssBeforeAfter' },
   { label: '1,000 2025-11-25 sessions with a GET stream, RSS bytes per session', workload: 'legacy-get-streams-1k', kind: 'rssPerHeld' },
   { label: '1,000 2025-11-25 sessions with a GET stream, heap bytes per session', workload: 'legacy-get-streams-1k', kind: 'heapPerHeld' },
   { label: 'stdio echo sequential, calls/s', workload: 'stdio-echo-seq', kind: 'rate' },
   { label: 'stdio echo sequential, p50 / p99 ms', workload: 'stdio-echo-seq', kind: 'latency' },
   { label: 'stdio echo 16 in flight, calls/s', workload: 'stdio-echo-c16', kind: 'rate' },
+  { label: 'stdio echo sequential, one raw client for both, calls/s', workload: 'stdio-raw-echo-seq', kind: 'rate' },
   { label: 'stdio echo 16 in flight, p50 / p99 ms', workload: 'stdio-echo-c16', kind: 'latency' },
   { label: 'requestState seal + open, ~200 B ledger, ops/s', workload: 'seal-200', kind: 'rate' },
   { label: 'requestState ~200 B ledger, token bytes', workload: 'seal-200', kind: 'token' },
@@ -113,6 +117,10 @@ function cell(summary: Summary | undefined, kind: RowKind): string {
       return int(summary.rate);
     case 'latency':
       return `${ms(summary.p50)} / ${ms(summary.p99)}`;
+    case 'heldLatency':
+      return `${ms(summary.baselineP50)} / ${ms(summary.baselineP99)} → ${ms(summary.p50)} / ${ms(summary.p99)}`;
+    case 'fanOut':
+      return `${ms(summary.fanOutMs)} / ${ms(summary.fanOutP50Ms)}`;
     case 'exchangeLatency':
       return `${ms(summary.exchangeP50)} / ${ms(summary.exchangeP99)}`;
     case 'rss':
@@ -138,7 +146,10 @@ function compared(summary: Summary, kind: Exclude<RowKind, 'cpu'>): number {
     case 'rate':
       return summary.rate;
     case 'latency':
+    case 'heldLatency':
       return summary.p99;
+    case 'fanOut':
+      return summary.fanOutMs;
     case 'exchangeLatency':
       return summary.exchangeP99;
     case 'rss':
@@ -257,6 +268,19 @@ export function renderReport(results: RunResults): string {
     `Placement: ${results.pinning ?? 'not recorded'} · wrk rows: ${results.wrk === false ? 'skipped (wrk not installed)' : 'yes'} · CPU rows: load generator / server, in % of one core; ` +
       'server CPU per request or exchange (µs) is what the server spent on each, whatever else limited the rate',
     '',
+    ...(() => {
+      const steady = steadyTable(results);
+      const cpu = steadyCpuTable(results);
+      const warm = warmupTable(results);
+      const stdio = stdioTable(results);
+      return [
+        ...(results.warmupRule ? [`Steady state: ${results.warmupRule}; before each measured cell, ${config.primeSeconds ?? 0} s of unrecorded load. "!" marks a warm-up that reached its bound still falling.`, ''] : []),
+        ...(steady ? [steady, ''] : []),
+        ...(cpu ? [cpu, ''] : []),
+        ...(stdio ? [stdio, ''] : []),
+        ...(warm ? [warm, ''] : []),
+      ];
+    })(),
     markdownTable(header, rows),
     '',
     `Errors in all measured cells: ${totalErrors(results)}.`,

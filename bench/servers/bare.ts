@@ -8,9 +8,11 @@
  *
  *   node dist/bench/servers/bare.js    (prints "listening <url>" on stderr)
  *   --keep-alive-ms N   idle kept-alive connections stay open N ms (default 65 s, as Tessera's serveHttp)
- *   --json              the JSON floor: every body goes through JSON.parse and every reply through
- *                       JSON.stringify (of the same result objects), still with no MCP at all. What any
- *                       server that reads its input pays over the ceiling (bench/README.md, the bare target).
+ *   --json              the JSON floor and the MRTR ceiling: every body goes through JSON.parse, the
+ *                       reply is picked from the parsed request (method, tool name, requestState) and
+ *                       goes through JSON.stringify (of the same result objects), still with no MCP at
+ *                       all. What any server that reads its input pays over the bare server; for an MRTR
+ *                       exchange, its two requests parsed and answered (bench/README.md).
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -35,7 +37,7 @@ import {
   WIZARD_TOOL,
   wizardText,
 } from '../tools/catalog.js';
-import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
+import { announceListening, KEEP_ALIVE_OPTION } from './diagnostics.js';
 
 const SERVER_INFO = { 'io.modelcontextprotocol/serverInfo': { name: 'bare-bench', version: '0' } };
 const CONFIRM_STATE = 'bare-confirm-1';
@@ -135,16 +137,46 @@ function answer(req: IncomingMessage, res: ServerResponse, text: string): void {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': reply.length }).end(reply);
 }
 
-/** The JSON floor's answer: the body parsed, the reply object serialised, as any JSON-RPC server must. */
-function answerJson(req: IncomingMessage, res: ServerResponse, text: string): void {
-  const name = resultFor(req, text);
-  let message: { id?: unknown };
+/** A request as the JSON floor reads it: only what it routes on. */
+interface ParsedRequest {
+  id?: unknown;
+  method?: unknown;
+  params?: { name?: unknown; requestState?: unknown };
+}
+
+/** The reply of the JSON floor, picked from the parsed message itself (method, tool name, requestState), not the headers. */
+function parsedResultFor(message: ParsedRequest): ResultName | undefined {
+  if (message.method === 'tools/list') return 'list';
+  if (message.method !== 'tools/call') return undefined;
+  const state = message.params?.requestState;
+  switch (message.params?.name) {
+    case ECHO_TOOL:
+      return 'echo';
+    case CONFIRM_TOOL:
+      return state === CONFIRM_STATE ? 'confirmDone' : 'confirmAsk';
+    case WIZARD_TOOL:
+      if (state === WIZARD_STATE_2) return 'wizardDone';
+      return state === WIZARD_STATE_1 ? 'wizardAskColor' : 'wizardAskName';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The JSON floor's answer, which is also the MRTR ceiling: the body parsed,
+ * the reply chosen from the parsed request (an MRTR exchange is the call,
+ * a fixed input_required reply, the retry parsed again, the final reply),
+ * the reply object serialised, as any JSON-RPC server must.
+ */
+function answerJson(_req: IncomingMessage, res: ServerResponse, text: string): void {
+  let message: ParsedRequest;
   try {
-    message = JSON.parse(text) as { id?: unknown };
+    message = JSON.parse(text) as ParsedRequest;
   } catch {
     res.writeHead(400).end();
     return;
   }
+  const name = parsedResultFor(message);
   if (!name) {
     res.writeHead(404).end();
     return;
@@ -153,7 +185,7 @@ function answerJson(req: IncomingMessage, res: ServerResponse, text: string): vo
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(reply)) }).end(reply);
 }
 
-const { values } = parseArgs({ options: { 'keep-alive-ms': { type: 'string', default: '65000' }, json: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { ...KEEP_ALIVE_OPTION, json: { type: 'boolean', default: false } } });
 const respond = values.json ? answerJson : answer;
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -162,9 +194,7 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = Number(values['keep-alive-ms']);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-await serveDiagnostics();
-process.stderr.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
-exitOnSignals(() => {
+await announceListening(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, () => {
   server.closeAllConnections();
   server.close();
 });

@@ -6,6 +6,8 @@
  *   GET /memory         current heap and RSS (sampled while load runs)
  *   GET /memory?gc=1    the same after full garbage collections (needs --expose-gc),
  *                       for "heap retained after N abandoned flows"
+ *   POST /change        makes a change the server's listen streams are told about (a tool
+ *                       added), for the fan-out cells; 404 where the server has no such hook
  *
  * It also reports named counters a server keeps (e.g. how often the wizard's
  * `once` step really ran).
@@ -34,9 +36,14 @@ function collectGarbage(): void {
 }
 
 /** Starts the diagnostics listener on 127.0.0.1 and prints `diagnostics <url>` on stderr for the harness. */
-export async function serveDiagnostics(counters: () => Record<string, number> = () => ({})): Promise<void> {
+export async function serveDiagnostics(counters: () => Record<string, number> = () => ({}), change?: () => void): Promise<void> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/change' && req.method === 'POST' && change) {
+      change();
+      res.writeHead(204).end();
+      return;
+    }
     if (url.pathname !== '/memory') {
       res.writeHead(404).end();
       return;
@@ -79,3 +86,17 @@ export function exitOnSignals(close: () => Promise<void> | void = () => undefine
   process.once('SIGINT', stop);
   process.once('beforeExit', () => process.stderr.write('exiting: nothing left to do (the listener closed)\n'));
 }
+
+/**
+ * The last steps of every bench server's start-up, in the order the harness
+ * expects: the diagnostics listener, then `listening <url>` on stderr (what
+ * startServer waits for), then a clean exit on SIGTERM/SIGINT.
+ */
+export async function announceListening(url: string, close: () => Promise<void> | void, counters?: () => Record<string, number>, change?: () => void): Promise<void> {
+  await serveDiagnostics(counters, change);
+  process.stderr.write(`listening ${url}\n`);
+  exitOnSignals(close);
+}
+
+/** `--keep-alive-ms N` as every bench server takes it: idle kept-alive connections stay open N ms (default 65 s, as Tessera's serveHttp). */
+export const KEEP_ALIVE_OPTION = { 'keep-alive-ms': { type: 'string', default: '65000' } } as const;

@@ -5,7 +5,7 @@
  * the SDK requires, kept in a map by session id until the client's DELETE.
  * The stateless `createMcpHandler` of servers/official.ts has no sessions
  * (`legacy: 'reject'` refuses 2025 traffic, `'stateless'` answers GET and
- * DELETE with 405), so the workloads3 phase's session rows use this one.
+ * DELETE with 405), so the scale phase's session rows use this one.
  *
  * At its best for those rows: the echo tool only, JSON replies
  * (`enableJsonResponse`, as Tessera answers), no event store (no
@@ -22,14 +22,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import * as z from 'zod';
 import { nodeListener } from '../../fixtures/official-http-adapter.js';
 import { ECHO_TOOL, SERVER_VERSION } from '../tools/catalog.js';
-import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
+import { EchoInput } from '../tools/schemas.js';
+import { announceListening, KEEP_ALIVE_OPTION } from './diagnostics.js';
 
-const { values } = parseArgs({ options: { 'keep-alive-ms': { type: 'string', default: '65000' } } });
-
-const EchoInput = z.object({ text: z.string() });
+const { values } = parseArgs({ options: KEEP_ALIVE_OPTION });
 
 interface Session {
   server: McpServer;
@@ -79,10 +77,12 @@ const server = createServer();
 server.keepAliveTimeout = Number(values['keep-alive-ms']);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 server.on('request', nodeListener({ fetch: serve }, 'official-sessions-bench'));
-await serveDiagnostics(() => ({ sessions: sessions.size }));
-process.stderr.write(`listening http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp\n`);
-exitOnSignals(async () => {
-  await Promise.all([...sessions.values()].map((s) => s.server.close()));
-  server.closeAllConnections();
-  server.close();
-});
+await announceListening(
+  `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+  async () => {
+    await Promise.all([...sessions.values()].map((s) => s.server.close()));
+    server.closeAllConnections();
+    server.close();
+  },
+  () => ({ sessions: sessions.size }),
+);

@@ -49,7 +49,7 @@ import {
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { BENCH_SCOPE, ISSUER_ENV } from '../harness/token-issuer.js';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import * as z from 'zod';
+import type * as z from 'zod';
 import {
   CONFIRM_KEY,
   CONFIRM_TOOL,
@@ -57,8 +57,6 @@ import {
   confirmMessage,
   declinedText,
   ECHO_TOOL,
-  FILLER_LIMIT_DESCRIPTION,
-  FILLER_QUERY_DESCRIPTION,
   FILLER_TOOLS,
   makeReservations,
   SERVER_VERSION,
@@ -69,8 +67,9 @@ import {
   WIZARD_TOOL,
   wizardText,
 } from '../tools/catalog.js';
-import { BIG_RESOURCE_NAME, BIG_RESOURCE_TEXT, BIG_RESOURCE_URI, EXTRA_FILLER_TOOLS, LENGTH_TOOL } from '../tools/workloads2.js';
-import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
+import { BIG_RESOURCE_NAME, BIG_RESOURCE_TEXT, BIG_RESOURCE_URI, EXTRA_FILLER_TOOLS, LENGTH_TOOL } from '../tools/payloads.js';
+import { ApproveAnswer, ColorAnswer, ConfirmInput, EchoInput, FillerInput, LengthInput, NameAnswer, WizardInput } from '../tools/schemas.js';
+import { announceListening, KEEP_ALIVE_OPTION } from './diagnostics.js';
 import { nodeListener } from '../../fixtures/official-http-adapter.js';
 
 const { values } = parseArgs({
@@ -81,7 +80,7 @@ const { values } = parseArgs({
     tools: { type: 'string', default: 'echo,confirm,wizard,lookup' },
     auth: { type: 'boolean', default: false },
     bind: { type: 'boolean', default: false },
-    'keep-alive-ms': { type: 'string', default: '65000' },
+    ...KEEP_ALIVE_OPTION,
     'max-subscriptions': { type: 'string' },
   },
 });
@@ -91,19 +90,6 @@ if (responseMode !== 'json' && responseMode !== 'auto') throw new Error('--respo
 const TOOL_GROUPS = ['echo', 'confirm', 'wizard', 'lookup', 'length', 'resource', 'many'] as const;
 const tools = new Set(values.tools.split(','));
 for (const tool of tools) if (!(TOOL_GROUPS as readonly string[]).includes(tool)) throw new Error(`--tools: unknown tool '${tool}' (one of ${TOOL_GROUPS.join(', ')})`);
-
-// Schemas at module scope: the factory runs on every request and should only register.
-const EchoInput = z.object({ text: z.string() });
-const LengthInput = z.object({ data: z.string() });
-const ConfirmInput = z.object({ item: z.string() });
-const ApproveAnswer = z.object({ approve: z.boolean() });
-const WizardInput = z.object({ order: z.string() });
-const NameAnswer = z.object({ name: z.string() });
-const ColorAnswer = z.object({ color: z.string() });
-const FillerInput = z.object({
-  query: z.string().describe(FILLER_QUERY_DESCRIPTION),
-  limit: z.number().int().optional().describe(FILLER_LIMIT_DESCRIPTION),
-});
 
 /** What the MRTR tools keep between rounds; `reservation` is the result of the `once` step. */
 interface FlowState {
@@ -254,11 +240,13 @@ if (values.stdio) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   server.on('request', nodeListener(values.auth ? bearerGated(handler, url) : handler, 'official-bench'));
-  await serveDiagnostics(() => ({ reservations: reservations.count }));
-  process.stderr.write(`listening ${url}\n`);
-  exitOnSignals(async () => {
-    await handler.close();
-    server.closeAllConnections();
-    server.close();
-  });
+  await announceListening(
+    url,
+    async () => {
+      await handler.close();
+      server.closeAllConnections();
+      server.close();
+    },
+    () => ({ reservations: reservations.count }),
+  );
 }

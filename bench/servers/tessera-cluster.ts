@@ -9,32 +9,30 @@
  */
 
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import { ask, McpServer } from 'tessera-mcp';
 import { serveHttp } from 'tessera-mcp/node';
 import { redisStores } from 'tessera-mcp/redis';
 import { CONFIRM_KEY, CONFIRM_TOOL, confirmedText, confirmMessage, declinedText, ECHO_TOOL, SERVER_VERSION } from '../tools/catalog.js';
-import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
+import { ApproveAnswer, ConfirmInput, EchoInput } from '../tools/schemas.js';
+import { announceListening } from './diagnostics.js';
 
 const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, redis: { type: 'string' } } });
 
 const stores = values.redis === undefined ? undefined : redisStores({ url: values.redis });
 const server = new McpServer({ name: 'tessera-cluster-bench', version: SERVER_VERSION }, stores ? { stores } : {});
 
-server.tool(ECHO_TOOL, { description: 'Returns its text', input: z.object({ text: z.string() }) }, ({ text }) => text);
+server.tool(ECHO_TOOL, { description: 'Returns its text', input: EchoInput }, ({ text }) => text);
 server.tool(
   CONFIRM_TOOL,
-  { description: 'Asks for approval once (single-use state), then answers', input: z.object({ item: z.string() }), singleUseState: true },
+  { description: 'Asks for approval once (single-use state), then answers', input: ConfirmInput, singleUseState: true },
   async ({ item }, ctx) => {
-    const answer = await ctx.ask(ask.form(confirmMessage(item), z.object({ approve: z.boolean() }), { key: CONFIRM_KEY }));
+    const answer = await ctx.ask(ask.form(confirmMessage(item), ApproveAnswer, { key: CONFIRM_KEY }));
     return answer.action === 'accept' && answer.content.approve ? confirmedText(item) : declinedText(item);
   },
 );
 
 const running = await serveHttp(server, { port: Number(values.port) });
-await serveDiagnostics();
-process.stderr.write(`listening ${running.url}\n`);
-exitOnSignals(async () => {
+await announceListening(running.url, async () => {
   await running.close();
   await stores?.close();
 });

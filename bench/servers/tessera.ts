@@ -9,18 +9,21 @@
  *                     $BENCH_AUTH_ISSUER with scope mcp:read (protectedResource, defaults)
  *   --auth-no-cache   the same, verifying the token's signature on every request (cacheMs: 0)
  *   --telemetry       with the OpenTelemetry SDK installed: every request traced, in-memory exporters (telemetry-sdk.ts)
- *   --extras          also the second workload set's 1 MiB resource, 64 KiB-argument tool and task tool (workloads2.ts)
+ *   --payloads        also the large-payload workloads' 1 MiB resource and 64 KiB-argument tool (tools/payloads.ts)
+ *                     and the tasks phase's task tool (tools/tasks.ts)
  *   --many            950 more fillers: 1,000 tools for the paged tools/list
- *   --keep-alive-ms N idle kept-alive connections stay open N ms (serveHttp's timeouts.keepAliveMs; default its 65 s)
+ *   --keep-alive-ms N idle kept-alive connections stay open N ms (serveHttp's timeouts.keepAliveMs; default 65 s)
+ *   --redis           every store on Redis (redisStores) at $BENCH_REDIS_URL, as several instances would share them
  *   --sessions        2025-11-25 session caps lifted (maxSessions, maxSessionsPerPrincipal 1,000,000): the
- *                     session and GET-stream cells of the workloads3 phase make thousands as one anonymous caller
+ *                     session and GET-stream cells of the scale phase make thousands as one anonymous caller
  */
 
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
 import { ask, generateStateKey, jwtAccessTokens, McpServer, protectedResource, toolError } from 'tessera-mcp';
 import { serveHttp } from 'tessera-mcp/node';
+import { redisStores } from 'tessera-mcp/redis';
 import { serveStdio } from 'tessera-mcp/stdio';
+import { REDIS_ENV } from '../config.js';
 import { BENCH_SCOPE, ISSUER_ENV } from '../harness/token-issuer.js';
 import {
   CONFIRM_KEY,
@@ -29,8 +32,6 @@ import {
   confirmMessage,
   declinedText,
   ECHO_TOOL,
-  FILLER_LIMIT_DESCRIPTION,
-  FILLER_QUERY_DESCRIPTION,
   FILLER_TOOLS,
   makeReservations,
   SERVER_VERSION,
@@ -41,23 +42,10 @@ import {
   WIZARD_TOOL,
   wizardText,
 } from '../tools/catalog.js';
-import { BIG_RESOURCE_NAME, BIG_RESOURCE_TEXT, BIG_RESOURCE_URI, EXTRA_FILLER_TOOLS, LENGTH_TOOL, TASK_TOOL, taskDoneText } from '../tools/workloads2.js';
-import { exitOnSignals, serveDiagnostics } from './diagnostics.js';
-
-// Schemas at module scope, as a user would write them.
-const EchoInput = z.object({ text: z.string() });
-const ConfirmInput = z.object({ item: z.string() });
-const ApproveAnswer = z.object({ approve: z.boolean() });
-const WizardInput = z.object({ order: z.string() });
-const NameAnswer = z.object({ name: z.string() });
-const ColorAnswer = z.object({ color: z.string() });
-const FillerInput = z.object({
-  query: z.string().describe(FILLER_QUERY_DESCRIPTION),
-  limit: z.number().int().optional().describe(FILLER_LIMIT_DESCRIPTION),
-});
-
-const LengthInput = z.object({ data: z.string() });
-const TaskInput = z.object({ job: z.string() });
+import { BIG_RESOURCE_NAME, BIG_RESOURCE_TEXT, BIG_RESOURCE_URI, EXTRA_FILLER_TOOLS, LENGTH_TOOL } from '../tools/payloads.js';
+import { ApproveAnswer, ColorAnswer, ConfirmInput, EchoInput, FillerInput, LengthInput, NameAnswer, TaskInput, WizardInput } from '../tools/schemas.js';
+import { TASK_TOOL, taskDoneText } from '../tools/tasks.js';
+import { announceListening, KEEP_ALIVE_OPTION } from './diagnostics.js';
 
 const reservations = makeReservations();
 
@@ -67,22 +55,28 @@ const { values } = parseArgs({
     auth: { type: 'boolean', default: false },
     'auth-no-cache': { type: 'boolean', default: false },
     telemetry: { type: 'boolean', default: false },
-    extras: { type: 'boolean', default: false },
+    payloads: { type: 'boolean', default: false },
     many: { type: 'boolean', default: false },
-    'keep-alive-ms': { type: 'string' },
+    ...KEEP_ALIVE_OPTION,
     sessions: { type: 'boolean', default: false },
+    redis: { type: 'boolean', default: false },
   },
 });
 
 // Tasks are kept 10 s, not the default hour, and without the default caps of 10,000 (1,000 per caller):
 // the tasks cell creates thousands a second from one anonymous caller, and a store that fills up measures refusals.
-const tasks = values.extras ? { tasks: { ttlMs: 10_000, maxTasks: 1_000_000, maxTasksPerPrincipal: 1_000_000 } } : {};
+const tasks = values.payloads ? { tasks: { ttlMs: 10_000, maxTasks: 1_000_000, maxTasksPerPrincipal: 1_000_000 } } : {};
 
 // The 2025-11-25 era is on by default (the same endpoint); --sessions only lifts its caps (default 1,000 sessions, 100 per caller).
 const legacy = values.sessions ? { legacy: { maxSessions: 1_000_000, maxSessionsPerPrincipal: 1_000_000 } } : {};
 
+// --redis: the shared stores several instances would use (sessions, their bus, tasks, redemptions, subscriptions).
+const redisUrl = process.env[REDIS_ENV];
+if (values.redis && !redisUrl) throw new Error(`--redis needs ${REDIS_ENV}`);
+const stores = values.redis ? { stores: redisStores({ url: redisUrl! }) } : {};
+
 // A configured key, so the server does not warn about a per-process one (what a deployment does).
-const server = new McpServer({ name: 'tessera-bench', version: SERVER_VERSION }, { state: { keys: generateStateKey() }, ...tasks, ...legacy });
+const server = new McpServer({ name: 'tessera-bench', version: SERVER_VERSION }, { state: { keys: generateStateKey() }, ...tasks, ...legacy, ...stores });
 
 server.tool(ECHO_TOOL, { description: 'Returns its text', input: EchoInput }, ({ text }) => text);
 
@@ -105,7 +99,7 @@ for (const filler of FILLER_TOOLS) {
   server.tool(filler.name, { description: filler.description, input: FillerInput }, ({ query }) => `No records match ${query}.`);
 }
 
-if (values.extras) {
+if (values.payloads) {
   server.resource({ uri: BIG_RESOURCE_URI, name: BIG_RESOURCE_NAME, mimeType: 'text/plain' }, () => BIG_RESOURCE_TEXT);
   server.tool(LENGTH_TOOL, { description: 'Returns the length of its data', input: LengthInput }, ({ data }) => String(data.length));
   server.tool(TASK_TOOL, { description: 'Finishes at once, as a task when the client takes tasks', input: TaskInput, task: 'optional' }, ({ job }, ctx) =>
@@ -134,9 +128,19 @@ function protection(): Parameters<typeof serveHttp>[1] {
 if (values.stdio) {
   serveStdio(server);
 } else {
-  const keepAliveMs = values['keep-alive-ms'] === undefined ? undefined : Number(values['keep-alive-ms']);
-  const running = await serveHttp(server, { port: 0, ...protection(), ...(keepAliveMs !== undefined ? { timeouts: { keepAliveMs } } : {}) });
-  await serveDiagnostics(() => ({ reservations: reservations.count }));
-  process.stderr.write(`listening ${running.url}\n`);
-  exitOnSignals(() => running.close());
+  const running = await serveHttp(server, { port: 0, ...protection(), timeouts: { keepAliveMs: Number(values['keep-alive-ms']) } });
+  // The fan-out cells' change: one more tool, which every listen stream that agreed to toolsListChanged is told about.
+  let added = 0;
+  const addTool = (): void => {
+    server.tool(`added_${++added}`, { description: 'Added while running', input: EchoInput }, ({ text }) => text);
+  };
+  await announceListening(
+    running.url,
+    async () => {
+      await running.close();
+      await stores.stores?.close();
+    },
+    () => ({ reservations: reservations.count }),
+    addTool,
+  );
 }

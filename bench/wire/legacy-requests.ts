@@ -1,5 +1,5 @@
 /**
- * 2025-11-25 requests for the session rows of the workloads3 phase: the
+ * 2025-11-25 requests for the session rows of the scale phase: the
  * `initialize` handshake (no 2026 `_meta`, no MCP-Protocol-Version header:
  * the version is negotiated in the body), then every message on the session
  * with `Mcp-Session-Id` and the negotiated `MCP-Protocol-Version`.

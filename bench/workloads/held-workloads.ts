@@ -1,5 +1,5 @@
 /**
- * The memory rows of the workloads3 phase: what a server holds for many
+ * The memory rows of the scale phase: what a server holds for many
  * connections or streams that stay open. Each unit gets a connection of its
  * own (harness/held-connections.ts) and is checked before it counts:
  *
@@ -30,6 +30,12 @@ export interface HeldWorkload {
   systems: Partial<Record<SystemId, ServerId>>;
   /** Opens unit `index` on `connection`; an error message, or undefined once it is open and checked. */
   open(connection: HeldConnection, index: number): Promise<string | undefined>;
+  /**
+   * What is measured while the units are held: echo latency (an autocannon
+   * cell on new connections), or fan-out (one change, the time until every
+   * held stream was told, from a marker its notification carries).
+   */
+  whileHeld?: { kind: 'echo' } | { kind: 'fan-out'; marker: string };
 }
 
 const echoBody = toolsCallTemplate(ECHO_TOOL, { text: ECHO_TEXT });
@@ -90,21 +96,24 @@ export const HELD_WORKLOADS: readonly HeldWorkload[] = [
     id: 'idle-connections-10k',
     label: '10,000 idle keep-alive connections, one echo each',
     count: 10_000,
-    systems: { tessera: 'tesseraHeld', official: 'officialHeld', bare: 'bareHeld' },
+    systems: { tessera: 'tesseraHeld', tesseraRedis: 'tesseraHeldRedis', official: 'officialHeld', bare: 'bareHeld' },
     open: idleAfterEcho,
+    whileHeld: { kind: 'echo' },
   },
   {
     id: 'listen-streams-1k',
     label: '1,000 open subscriptions/listen streams (2026-07-28)',
     count: 1_000,
-    systems: { tessera: 'tesseraHeld', official: 'officialHeld' },
+    systems: { tessera: 'tesseraHeld', tesseraRedis: 'tesseraHeldRedis', official: 'officialHeld' },
     open: listenStream,
+    // Only where the server has a change hook (servers/diagnostics.ts POST /change): the official bench server has none.
+    whileHeld: { kind: 'fan-out', marker: 'notifications/tools/list_changed' },
   },
   {
     id: 'legacy-get-streams-1k',
     label: '1,000 2025-11-25 sessions, each with its GET stream open',
     count: 1_000,
-    systems: { tessera: 'tesseraHeld', official: 'officialSessions' },
+    systems: { tessera: 'tesseraHeld', tesseraRedis: 'tesseraHeldRedis', official: 'officialSessions' },
     open: sessionWithGetStream,
   },
 ];

@@ -68,7 +68,8 @@ export interface HttpFlow {
   steps: FlowStep[];
 }
 
-function requireId(context: FlowContext): number {
+/** The id of the request a response answers (set when the request was built). */
+export function requireId(context: FlowContext): number {
   if (context.id === undefined) throw new Error('a response arrived for a request that was never built');
   return context.id;
 }

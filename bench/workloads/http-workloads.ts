@@ -29,12 +29,18 @@ const ECHO: Partial<Record<SystemId, ServerId>> = { tessera: 'tessera', official
 const ECHO_C1: Partial<Record<SystemId, ServerId>> = { tessera: 'tessera', official: 'officialEcho', bare: 'bare' };
 // tools/list of 50 tools: the SDK at its best has to register all 50, so it is the 50-tool server.
 const LIST: Partial<Record<SystemId, ServerId>> = { tessera: 'tessera', official: 'officialFull', bare: 'bare' };
-const CONFIRM: Partial<Record<SystemId, ServerId>> = { tessera: 'tessera', official: 'officialConfirm', official50: 'officialFull', officialPlain: 'officialConfirmPlain', bare: 'bare' };
-const WIZARD: Partial<Record<SystemId, ServerId>> = { tessera: 'tessera', official: 'officialWizard', official50: 'officialFull', officialPlain: 'officialWizardPlain', bare: 'bare' };
+// The MRTR ceiling (bareJson): bare node:http parsing each request and serialising each reply, no MCP.
+const CONFIRM: Partial<Record<SystemId, ServerId>> = { tessera: 'tessera', official: 'officialConfirm', official50: 'officialFull', officialPlain: 'officialConfirmPlain', bare: 'bare', bareJson: 'bareJson' };
+const WIZARD: Partial<Record<SystemId, ServerId>> = { tessera: 'tessera', official: 'officialWizard', official50: 'officialFull', officialPlain: 'officialWizardPlain', bare: 'bare', bareJson: 'bareJson' };
 // 'tesseraTraced' (the same server with the OpenTelemetry SDK) joins echo c16 and the MRTR rows, in the same rounds as Tessera.
 const traced = (systems: Partial<Record<SystemId, ServerId>>): Partial<Record<SystemId, ServerId>> => ({ ...systems, tesseraTraced: 'tesseraTraced' });
 // wrk cells: Tessera against the SDK at its best and the ceiling.
-const wrkOf = (systems: Partial<Record<SystemId, ServerId>>): Partial<Record<SystemId, ServerId>> => ({ tessera: systems.tessera!, official: systems.official!, bare: systems.bare! });
+const wrkOf = (systems: Partial<Record<SystemId, ServerId>>): Partial<Record<SystemId, ServerId>> => ({
+  tessera: systems.tessera!,
+  official: systems.official!,
+  bare: systems.bare!,
+  ...(systems.bareJson ? { bareJson: systems.bareJson } : {}),
+});
 // The wrk echo cells also measure the JSON floor (the bare server parsing and serialising JSON), in the same rounds.
 const withJsonFloor = (systems: Partial<Record<SystemId, ServerId>>): Partial<Record<SystemId, ServerId>> => ({ ...systems, bareJson: 'bareJson' });
 

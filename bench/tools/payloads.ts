@@ -1,10 +1,9 @@
 /**
- * What the second set of workloads (issue 15, "New workloads") needs on
- * every server, in one place: a 1 MiB static text resource, a tool that
- * takes 64 KiB of arguments and answers their length, a catalogue of 1,000
- * tools for the paged listing, and Tessera's task tool. Servers register
- * them from these values; the load generator builds requests and checks
- * from them.
+ * What the large-payload workloads need on every server, in one place: a
+ * 1 MiB static text resource, a tool that takes 64 KiB of arguments and
+ * answers their length, a catalogue of 1,000 tools for the paged listing.
+ * Servers register them from these values; the load generator builds
+ * requests and checks from them.
  */
 
 import { FILLER_TOOLS, LISTED_TOOL_COUNT } from './catalog.js';
@@ -26,8 +25,3 @@ export const EXTRA_FILLER_TOOLS = Array.from({ length: MANY_TOOL_COUNT - LISTED_
   const n = String(i + FILLER_TOOLS.length + 1).padStart(4, '0');
   return { name: `lookup_${n}`, description: `Looks up records in catalogue ${n} that match a query.` };
 });
-
-/** Tessera's task tool: `task: 'optional'`, its work done at once. */
-export const TASK_TOOL = 'instant';
-export const TASK_JOB = 'job-1';
-export const taskDoneText = (job: string): string => `Finished ${job}.`;

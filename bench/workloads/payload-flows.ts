@@ -1,20 +1,14 @@
 /**
- * The second set of HTTP workloads (issue 15, "New workloads") as chains of
- * requests, in the shape of http-flows.ts: a 1 MiB resource read, a call
- * with 64 KiB of arguments, a paged tools/list of 1,000 tools (one unit = the
- * whole listing, however many pages the server cuts it into), and a task
- * created and polled until completed (one unit = the call and its polls).
- * The two variable-length flows have a step per possible page or poll and
- * end early with `done`.
+ * Large payloads as chains of requests, in the shape of http-flows.ts: a
+ * 1 MiB resource read, a call with 64 KiB of arguments, a paged tools/list of
+ * 1,000 tools (one unit = the whole listing, however many pages the server
+ * cuts it into; a step per possible page, ending early with `done`).
  */
 
 import { resultOf, expectText } from '../wire/checks.js';
 import {
   resourcesReadHeaders,
   resourcesReadTemplate,
-  taskCallTemplate,
-  tasksGetBody,
-  tasksGetHeaders,
   toolsCallHeaders,
   toolsCallTemplate,
   toolsListHeaders,
@@ -29,16 +23,8 @@ import {
   LENGTH_TOOL,
   lengthText,
   MANY_TOOL_COUNT,
-  TASK_JOB,
-  TASK_TOOL,
-  taskDoneText,
-} from '../tools/workloads2.js';
-import type { FlowContext, FlowStep, HttpFlow } from './http-flows.js';
-
-function requireId(context: FlowContext): number {
-  if (context.id === undefined) throw new Error('a response arrived for a request that was never built');
-  return context.id;
-}
+} from '../tools/payloads.js';
+import { requireId, type FlowContext, type FlowStep, type HttpFlow } from './http-flows.js';
 
 /** Full parse of 1 in this many large replies; the others get substring checks (the load generator parses in JavaScript). */
 const PARSE_EVERY = 10;
@@ -139,43 +125,4 @@ const overflowCheck = (step: FlowStep): FlowStep => ({
 export const pagedListFlow: HttpFlow = {
   unit: 'listing',
   steps: [firstPage, ...Array.from({ length: MAX_PAGES - 2 }, () => laterPage), overflowCheck(laterPage)],
-};
-
-/** Polls before a task that is still working counts as an error (its work completes at once). */
-const MAX_POLLS = 8;
-
-const taskCall: FlowStep = {
-  headers: toolsCallHeaders(TASK_TOOL),
-  body: taskCallTemplate(TASK_TOOL, { job: TASK_JOB }),
-  check(status, body, context) {
-    const result = resultOf(status, body, requireId(context));
-    if (typeof result === 'string') return result;
-    if (result.resultType !== 'task' || typeof result.taskId !== 'string') return `resultType ${String(result.resultType)}, expected task`;
-    if (result.status !== 'working' && result.status !== 'completed') return `new task ${String(result.status)}`;
-    context.taskId = result.taskId;
-    return undefined;
-  },
-};
-
-const taskPoll = (last: boolean): FlowStep => ({
-  headers: toolsListHeaders(), // replaced by headersFor: Mcp-Name carries the task id
-  headersFor: (context) => tasksGetHeaders(context.taskId ?? ''),
-  body: (id, context) => (context.done || context.failed || context.taskId === undefined ? undefined : tasksGetBody(id, context.taskId)),
-  check(status, body, context) {
-    const result = resultOf(status, body, requireId(context));
-    if (typeof result === 'string') return result;
-    if (result.taskId !== context.taskId) return 'tasks/get answered for another task';
-    if (result.status === 'working') return last ? `still working after ${MAX_POLLS} polls` : undefined;
-    if (result.status !== 'completed') return `task ${String(result.status)}`;
-    const toolResult = result.result as Record<string, unknown> | undefined;
-    if (toolResult === undefined) return 'completed task without its result';
-    const error = expectText({ resultType: 'complete', ...toolResult }, { text: taskDoneText(TASK_JOB) });
-    if (error === undefined) context.done = true;
-    return error;
-  },
-});
-
-export const taskFlow: HttpFlow = {
-  unit: 'task',
-  steps: [taskCall, ...Array.from({ length: MAX_POLLS - 1 }, () => taskPoll(false)), taskPoll(true)],
 };
