@@ -35,8 +35,8 @@ export const FULL: BenchConfig = {
   httpSeconds: 3,
   stdioSeconds: 3,
   sealSeconds: 1,
-  // The official SDK's servers take about 30 s of load to reach their steady cost (bench/README.md): up to 20 cells of 2 s.
-  warmup: { cellSeconds: 2, maxFall: 0.1, minCells: 2, maxCells: 20 },
+  // The official SDK's servers take about 30 s of load to reach their steady cost (bench/README.md).
+  warmup: { cellSeconds: 2, window: 2, maxFall: 0.1, minProcessSeconds: 30, maxCells: 16 },
   primeSeconds: 1,
   warmupSeconds: 6,
   abandonedFlows: 10_000,
@@ -49,7 +49,7 @@ export const QUICK: BenchConfig = {
   httpSeconds: 1,
   stdioSeconds: 1,
   sealSeconds: 0.5,
-  warmup: { cellSeconds: 1, maxFall: 0.1, minCells: 2, maxCells: 3 },
+  warmup: { cellSeconds: 1, window: 1, maxFall: 0.1, minProcessSeconds: 0, maxCells: 3 },
   primeSeconds: 0,
   warmupSeconds: 0.5,
   abandonedFlows: 1_000,

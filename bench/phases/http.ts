@@ -54,16 +54,19 @@ export async function runHttpPhase(
 
   // Each system warms on each workload (both generators) until its CPU per unit stops falling.
   log(`HTTP warm-up: ${describeRule(config.warmup)}`);
+  const warmedSeconds = new Map<ServerId, number>();
   for (const workload of workloads) {
     for (const [system, id] of cellsOf(workload)) {
       const server = servers[id];
+      const already = warmedSeconds.get(id) ?? 0;
       const outcome = await warmUntilSteady(async () => {
         const before = processCpuSeconds(server.pid);
         const warm = await runCell({ workload, server, seconds: config.warmup.cellSeconds, headers: headersFor(id) });
         const after = processCpuSeconds(server.pid);
         if (warm.errors > 0) log(`warm-up ${workload.id} ${id}: ${warm.errors} errors, e.g. ${warm.errorSamples.join(' | ')}`);
         return before === undefined || after === undefined || warm.units === 0 ? Number.NaN : ((after - before) / warm.units) * 1e6;
-      }, config.warmup);
+      }, config.warmup, already);
+      warmedSeconds.set(id, already + outcome.series.length * config.warmup.cellSeconds);
       recordWarmup({ workload: workload.id, system, server: id, generator: workload.generator ?? 'autocannon', cpuPerUnitUs: outcome.series, steady: outcome.steady });
       log(`warm-up ${workload.id} ${id}: ${outcome.series.length} cells${outcome.steady ? '' : ' (not steady at the bound)'}, µs per unit ${outcome.series.map((v) => v.toFixed(0)).join(' → ')}`);
     }

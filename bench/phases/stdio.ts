@@ -46,12 +46,15 @@ export async function runStdioPhase(config: BenchConfig, record: (cell: CellMeas
     subjects.raw.set('tessera', await connectRaw(TESSERA_SCRIPT, ['--stdio']));
     subjects.raw.set('official', await connectRaw(OFFICIAL_SCRIPT, ['--stdio', '--tools', 'echo']));
     log(`stdio warm-up: ${describeRule(config.warmup)}`);
+    const warmedSeconds = new Map<StdioSubject, number>();
     for (const cell of CELLS) {
       for (const [system, subject] of subjects[cell.client]) {
+        const already = warmedSeconds.get(subject) ?? 0;
         const outcome = await warmUntilSteady(async () => {
           const { result, serverCpu } = await measured(subject, cell.inFlight, config.warmup.cellSeconds);
           return serverCpu === undefined || result.unitsPerSecond === 0 ? Number.NaN : (serverCpu / result.unitsPerSecond) * 1e6;
-        }, config.warmup);
+        }, config.warmup, already);
+        warmedSeconds.set(subject, already + outcome.series.length * config.warmup.cellSeconds);
         recordWarmup({ workload: cell.workload, system, server: system === 'tessera' ? 'tessera' : 'officialEcho', generator: 'autocannon', cpuPerUnitUs: outcome.series, steady: outcome.steady });
         log(`warm-up ${cell.workload} ${system}: ${outcome.series.length} cells, µs per call ${outcome.series.map((v) => v.toFixed(0)).join(' → ')}`);
       }

@@ -274,7 +274,7 @@ export function renderReport(results: RunResults): string {
       const warm = warmupTable(results);
       const stdio = stdioTable(results);
       return [
-        ...(results.warmupRule ? [`Steady state: ${results.warmupRule}; before each measured cell, ${config.primeSeconds ?? 0} s of unrecorded load. "!" marks a warm-up that reached its bound still falling.`, ''] : []),
+        ...(results.warmupRule ? [`Steady state: ${results.warmupRule}; before each measured cell, ${config.primeSeconds ?? 0} s of unrecorded load. "!" marks a warm-up that reached its bound of cells still falling.`, ''] : []),
         ...(steady ? [steady, ''] : []),
         ...(cpu ? [cpu, ''] : []),
         ...(stdio ? [stdio, ''] : []),
