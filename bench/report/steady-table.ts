@@ -149,3 +149,35 @@ export function warmupTable(results: RunResults): string | undefined {
   ]);
   return markdownTable(['Warm-up cells (server µs per unit, first → last)', 'generator', ...systems.map((s) => SYSTEM_LABELS[s])], rows);
 }
+
+/** The scale phase's rows: Tessera on memory and on Redis stores, the official SDK, bare node:http. */
+const SCALE_SYSTEMS: readonly SystemId[] = ['tessera', 'tesseraRedis', 'official', 'bare'];
+
+const held = (results: RunResults, workload: string, system: SystemId, pick: (c: CellRecord) => number | undefined): Spread | undefined =>
+  spreadOf(cellsOf(results, workload, system).map((c) => pick(c) ?? Number.NaN));
+
+const ms = (v: number): string => (v < 10 ? v.toFixed(2) : v.toFixed(1));
+
+export function scaleTable(results: RunResults): string | undefined {
+  const has = (workload: string): boolean => results.cells.some((c) => c.workload === workload);
+  const perHeld = (c: CellRecord, after: number | undefined, before: number | undefined): number | undefined => (c.held && after !== undefined && before !== undefined ? (after - before) / c.held : undefined);
+  const specs: Array<{ label: string; workload: string; value: (system: SystemId) => string }> = [
+    { label: '2025-11-25 sessions c16 (initialize, initialized, DELETE), sessions/s', workload: 'legacy-sessions-c16', value: (s) => range(systemSpread(results, 'legacy-sessions-c16', s, 'rate')) },
+    { label: '… server CPU µs per session', workload: 'legacy-sessions-c16', value: (s) => range(systemSpread(results, 'legacy-sessions-c16', s, 'cpu')) },
+    { label: '10,000 idle keep-alive connections, RSS bytes per connection', workload: 'idle-connections-10k', value: (s) => range(held(results, 'idle-connections-10k', s, (c) => perHeld(c, c.rssBytes, c.rssBefore))) },
+    { label: '… heap bytes per connection', workload: 'idle-connections-10k', value: (s) => range(held(results, 'idle-connections-10k', s, (c) => perHeld(c, c.heapAfter, c.heapBefore))) },
+    { label: '… echo c16 p99 ms before → while held', workload: 'idle-connections-10k', value: (s) => {
+      const before = held(results, 'idle-connections-10k', s, (c) => c.baselineP99);
+      const during = held(results, 'idle-connections-10k', s, (c) => c.p99);
+      return before && during ? `${ms(before.median)} → ${ms(during.median)}` : '–';
+    } },
+    { label: '1,000 subscriptions/listen streams, RSS bytes per stream', workload: 'listen-streams-1k', value: (s) => range(held(results, 'listen-streams-1k', s, (c) => perHeld(c, c.rssBytes, c.rssBefore))) },
+    { label: '… heap bytes per stream', workload: 'listen-streams-1k', value: (s) => range(held(results, 'listen-streams-1k', s, (c) => perHeld(c, c.heapAfter, c.heapBefore))) },
+    { label: '… one change told to all 1,000 streams, ms', workload: 'listen-streams-1k', value: (s) => range(held(results, 'listen-streams-1k', s, (c) => c.fanOutMs), ms) },
+    { label: '1,000 2025-11-25 sessions with a GET stream, RSS bytes per session', workload: 'legacy-get-streams-1k', value: (s) => range(held(results, 'legacy-get-streams-1k', s, (c) => perHeld(c, c.rssBytes, c.rssBefore))) },
+    { label: '… heap bytes per session', workload: 'legacy-get-streams-1k', value: (s) => range(held(results, 'legacy-get-streams-1k', s, (c) => perHeld(c, c.heapAfter, c.heapBefore))) },
+  ];
+  const rows = specs.filter((spec) => has(spec.workload)).map((spec) => [spec.label, '', ...SCALE_SYSTEMS.map(spec.value)]);
+  if (rows.length === 0) return undefined;
+  return markdownTable(['Scale, median (min–max) of rounds', '', ...SCALE_SYSTEMS.map((s) => SYSTEM_LABELS[s])], rows);
+}

@@ -5,7 +5,7 @@
 
 import { SYSTEM_LABELS, SYSTEM_ORDER, type SystemId } from '../systems.js';
 import { summarize, totalErrors, type RunResults, type Summary } from './results.js';
-import { stdioTable, steadyCpuTable, steadyTable, warmupTable } from './steady-table.js';
+import { scaleTable, stdioTable, steadyCpuTable, steadyTable, warmupTable } from './steady-table.js';
 import { checkTargets } from './targets.js';
 
 type RowKind = 'rate' | 'heldLatency' | 'fanOut' | 'latency' | 'exchangeLatency' | 'rss' | 'token' | 'cpu' | 'cpuPerUnit' | 'rssBeforeAfter' | 'rssPerHeld' | 'heapPerHeld';
@@ -273,11 +273,13 @@ export function renderReport(results: RunResults): string {
       const cpu = steadyCpuTable(results);
       const warm = warmupTable(results);
       const stdio = stdioTable(results);
+      const scale = scaleTable(results);
       return [
         ...(results.warmupRule ? [`Steady state: ${results.warmupRule}; before each measured cell, ${config.primeSeconds ?? 0} s of unrecorded load. "!" marks a warm-up that reached its bound of cells still falling.`, ''] : []),
         ...(steady ? [steady, ''] : []),
         ...(cpu ? [cpu, ''] : []),
         ...(stdio ? [stdio, ''] : []),
+        ...(scale ? [scale, ''] : []),
         ...(warm ? [warm, ''] : []),
       ];
     })(),

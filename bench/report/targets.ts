@@ -1,5 +1,5 @@
 /**
- * The issues' targets (7, 13, 15), checked against the medians of a run.
+ * The issues' targets (7, 13, 15, 31), checked against the medians of a run.
  * Every ratio is against the official SDK at its best for that workload
  * (only the tools it calls, its codec for state); where wrk ran, the wrk
  * ratio is shown beside autocannon's and must meet the target too.
@@ -19,7 +19,7 @@ export const HEAP_NOISE_BYTES = 256 * 1024;
 type Pick = 'rate' | 'p99' | 'tokenBytes';
 
 /** `system`'s figure over `of`'s (Tessera's unless another system is named, e.g. the JSON floor). */
-function ratio(results: RunResults, workload: string, pick: Pick, of: 'official' | 'bare' | 'officialJwt', system: 'tessera' | 'tesseraJwt' | 'bareJson' = 'tessera'): number | undefined {
+function ratio(results: RunResults, workload: string, pick: Pick, of: 'official' | 'bare' | 'bareJson' | 'officialJwt', system: 'tessera' | 'tesseraJwt' | 'bareJson' = 'tessera'): number | undefined {
   const measured = summarize(results, workload, system);
   const other = summarize(results, workload, of);
   if (!measured || !other) return undefined;
@@ -46,7 +46,7 @@ const atLeast = bounded((value, bound) => value >= bound);
 const atMost = bounded((value, bound) => value <= bound);
 
 export function checkTargets(results: RunResults): TargetCheck[] {
-  const r = (workload: string, pick: Pick, of: 'official' | 'bare' | 'officialJwt' = 'official'): number | undefined => ratio(results, workload, pick, of);
+  const r = (workload: string, pick: Pick, of: 'official' | 'bare' | 'bareJson' | 'officialJwt' = 'official'): number | undefined => ratio(results, workload, pick, of);
   // Server CPU per exchange, official over Tessera: how much more the SDK spends on the same work, whatever limited the rate.
   const cpuEdge = (workload: string): number | undefined => {
     const t = summarize(results, workload, 'tessera')?.serverCpuPerUnit;
@@ -56,6 +56,12 @@ export function checkTargets(results: RunResults): TargetCheck[] {
   const withCpu = (check: TargetCheck, workload: string): TargetCheck => {
     const edge = cpuEdge(workload);
     return edge === undefined ? check : { ...check, measured: `${check.measured}; server CPU per exchange: official ${times(edge)} Tessera's` };
+  };
+  // Ceiling µs over Tessera µs: the share of the ceiling's efficiency Tessera reaches.
+  const cpuShare = (workload: string, ceiling: 'bare' | 'bareJson' = 'bareJson'): number | undefined => {
+    const t = summarize(results, workload, 'tessera')?.serverCpuPerUnit;
+    const c = summarize(results, workload, ceiling)?.serverCpuPerUnit;
+    return t !== undefined && c !== undefined && Number.isFinite(c / t) ? c / t : undefined;
   };
   // The JSON floor beside the bare target: how far below bare a server gets by parsing and serialising JSON alone.
   const withFloor = (check: TargetCheck, workload: string): TargetCheck => {
@@ -68,6 +74,9 @@ export function checkTargets(results: RunResults): TargetCheck[] {
     withFloor(atLeast('HTTP echo c16: ≥ 75% of bare req/s', r('http-echo-c16', 'rate', 'bare'), 0.75, percent, r('wrk-echo-c16', 'rate', 'bare')), 'wrk-echo-c16'),
     withFloor(atLeast('HTTP echo c64: ≥ 75% of bare req/s', r('http-echo-c64', 'rate', 'bare'), 0.75, percent, r('wrk-echo-c64', 'rate', 'bare')), 'wrk-echo-c64'),
     withCpu(atLeast('MRTR 1 question c16: ≥ 8× official at its best (its codec), exchanges/s', r('mrtr-confirm-c16', 'rate'), 8, times, r('wrk-mrtr-confirm-c16', 'rate')), 'wrk-mrtr-confirm-c16'),
+    // Issue 31: MRTR against its ceiling (bare node:http parsing both requests of the exchange), by server CPU per exchange, both generators.
+    atLeast('MRTR 1 question c16: ≥ 60% of the ceiling (bare + JSON), by server CPU per exchange (issue 31)', cpuShare('mrtr-confirm-c16'), 0.6, percent, cpuShare('wrk-mrtr-confirm-c16')),
+    atLeast('HTTP echo c16: ≥ 75% of bare under wrk, by server CPU per request (issue 31)', cpuShare('wrk-echo-c16', 'bare'), 0.75, percent),
     withCpu(atLeast('MRTR 3 rounds + once c16: ≥ 8× official at its best (its codec), exchanges/s', r('mrtr-wizard-c16', 'rate'), 8, times, r('wrk-mrtr-wizard-c16', 'rate')), 'wrk-mrtr-wizard-c16'),
     atLeast(
       'HTTP echo + JWT verification c16: ≥ 8× official (echo only) with its bearer middleware (issue 13)',
@@ -77,6 +86,7 @@ export function checkTargets(results: RunResults): TargetCheck[] {
     ),
     atMost('HTTP echo c64: p99 ≤ ¼ of official at its best', r('http-echo-c64', 'p99'), 0.25, (v) => `${times(v)} of official`, r('wrk-echo-c64', 'p99')),
     atLeast('stdio sequential: ≥ 3× official (echo only) calls/s', r('stdio-echo-seq', 'rate'), 3, times),
+    atLeast('stdio sequential, one raw client for both: ≥ 3× official (echo only) calls/s (issue 31)', r('stdio-raw-echo-seq', 'rate'), 3, times),
     atLeast('stdio 16 in flight: ≥ 3× official (echo only) calls/s', r('stdio-echo-c16', 'rate'), 3, times),
     atMost('Sealed state, ~200 B ledger: no larger than the official codec\'s signed state', r('seal-200', 'tokenBytes'), 1, times),
   ];
