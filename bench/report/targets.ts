@@ -6,6 +6,7 @@
  */
 
 import { summarize, type RunResults } from './results.js';
+import { roundRatios } from './steady-table.js';
 
 export interface TargetCheck {
   target: string;
@@ -57,12 +58,8 @@ export function checkTargets(results: RunResults): TargetCheck[] {
     const edge = cpuEdge(workload);
     return edge === undefined ? check : { ...check, measured: `${check.measured}; server CPU per exchange: official ${times(edge)} Tessera's` };
   };
-  // Ceiling µs over Tessera µs: the share of the ceiling's efficiency Tessera reaches.
-  const cpuShare = (workload: string, ceiling: 'bare' | 'bareJson' = 'bareJson'): number | undefined => {
-    const t = summarize(results, workload, 'tessera')?.serverCpuPerUnit;
-    const c = summarize(results, workload, ceiling)?.serverCpuPerUnit;
-    return t !== undefined && c !== undefined && Number.isFinite(c / t) ? c / t : undefined;
-  };
+  // Ceiling µs over Tessera µs, the median of the per-round ratios (as the steady-state table): the share of the ceiling's efficiency Tessera reaches.
+  const cpuShare = (workload: string, ceiling: 'bare' | 'bareJson' = 'bareJson'): number | undefined => roundRatios(results, workload, 'tessera', ceiling, 'cpu')?.median;
   // The JSON floor beside the bare target: how far below bare a server gets by parsing and serialising JSON alone.
   const withFloor = (check: TargetCheck, workload: string): TargetCheck => {
     const floor = ratio(results, workload, 'rate', 'bare', 'bareJson');
