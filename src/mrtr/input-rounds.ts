@@ -203,7 +203,7 @@ export class InputRounds {
     if (store.generation && state.generation === undefined) return 'generation';
     if (await store.redeemOnce(state.id, state.expiresAt, state.generation)) return undefined;
     // Which it was, for the log: the store knows its generation again after a redemption that found another.
-    return store.generation && (await store.generation().catch(() => undefined)) !== state.generation ? 'generation' : 'redeemed';
+    return store.generation && (await store.generation(state.generation).catch(() => undefined)) !== state.generation ? 'generation' : 'redeemed';
   }
 
   /**

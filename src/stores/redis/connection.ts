@@ -11,9 +11,17 @@
  * command still waiting on it fails at once) and made again on the next one.
  * The client's own `timeout` option cannot do this: it only covers a command
  * not yet written to the socket.
+ *
+ * On a Redis Cluster (`cluster: true`) the same calls go through node-redis's
+ * cluster client: each command is routed by its first key (a script's keys
+ * share a hash slot: see `tag`), pub/sub is sharded where Redis has it (7.0+:
+ * a channel lives on one shard, not broadcast to every node), and the writes a
+ * failover must not forget wait for a replica (`replicated`). While a master is
+ * down and before its replica took over, the cluster answers CLUSTERDOWN: that
+ * is the same 503.
  */
 
-import { createClient, ErrorReply, type RedisClientType } from '@redis/client';
+import { createClient, createCluster, ErrorReply, type RedisClientType, type RedisClusterType } from '@redis/client';
 import { McpError } from '../../protocol/errors.js';
 
 export interface RedisConnectionOptions {
@@ -29,12 +37,33 @@ export interface RedisConnectionOptions {
    * timed out may still run when Redis wakes up; nothing waits for it then.
    */
   commandTimeoutMs?: number;
+  /**
+   * `url` is a node of a Redis Cluster (Redis, Valkey, a managed service in
+   * cluster mode): the topology is discovered from it, or from any of `nodes`
+   * when it is down. Keys of one script share a hash slot; keys of unrelated
+   * tasks, sessions and redemptions spread over the slots.
+   */
+  cluster?: boolean | { nodes?: string[] };
+  /**
+   * How many replicas must hold a write a failover must not forget (a
+   * redemption, a task and its checkpoints) before it counts (Redis WAIT);
+   * fewer within the command timeout is the 503, never a write that a promoted
+   * replica could lack. Default 1 on a cluster (give 0 for a cluster without
+   * replicas), 0 on one Redis.
+   */
+  replicas?: number;
 }
 
 export type Listener = (message: string) => void;
 
+type Client = RedisClientType;
+type Cluster = RedisClusterType;
+
+/** Replies that mean "not now" (a cluster failing over, a replica promoted, data loading), not a bug in a command. */
+const TRANSIENT = /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|READONLY)\b/;
+
 function isReplyError(error: unknown): boolean {
-  return error instanceof ErrorReply;
+  return error instanceof ErrorReply && !TRANSIENT.test(error.message);
 }
 
 /** A command Redis did not answer in time (never a reply, so never confused with one). */
@@ -56,13 +85,18 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
 
 export class RedisConnection {
   readonly prefix: string;
+  /** Whether this is a Redis Cluster (keys of one script are tagged into one hash slot). */
+  readonly cluster: boolean;
   private readies = 0;
   private readonly url: string;
   private readonly timeoutMs: number;
-  private client: RedisClientType | undefined;
-  private subscriber: RedisClientType | undefined;
-  private connecting: Promise<RedisClientType> | undefined;
-  private subscribing: Promise<RedisClientType> | undefined;
+  private readonly replicas: number;
+  private client: Client | Cluster | undefined;
+  private subscriber: Client | Cluster | undefined;
+  private connecting: Promise<Client | Cluster> | undefined;
+  private subscribing: Promise<Client | Cluster> | undefined;
+  /** Whether the cluster has sharded pub/sub (SPUBLISH, Redis 7.0+), asked once. */
+  private shardedPubSub: Promise<boolean> | undefined;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly subscriptions = new Map<string, Promise<void>>();
 
@@ -70,23 +104,50 @@ export class RedisConnection {
     this.url = options.url ?? 'redis://127.0.0.1:6379';
     this.prefix = options.prefix ?? 'mcp:';
     this.timeoutMs = options.commandTimeoutMs ?? 2000;
+    this.cluster = options.cluster !== undefined && options.cluster !== false;
+    this.replicas = options.replicas ?? (this.cluster ? 1 : 0);
   }
 
-  private make(): RedisClientType {
-    const client: RedisClientType = createClient({
-      url: this.url,
-      disableOfflineQueue: true,
-      socket: { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) },
-    });
+  /**
+   * `text` as the hash tag of a key (`{text}`) on a cluster, so that every key
+   * naming it lands in one slot; as it is on one Redis, where key names stay
+   * what they always were.
+   */
+  tag(text: string): string {
+    return this.cluster ? `{${text}}` : text;
+  }
+
+  private make(): Client | Cluster {
+    const socket = { connectTimeout: 2000, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2000) };
+    let client: Client | Cluster;
+    if (this.cluster) {
+      const seeds = [this.url, ...(typeof this.options.cluster === 'object' ? (this.options.cluster.nodes ?? []) : [])];
+      const { username, password, protocol } = new URL(this.url);
+      client = createCluster({
+        rootNodes: seeds.map((url) => ({ url, socket })),
+        // Every node's connection (not only the seeds'): the credentials and TLS of the URL.
+        defaults: {
+          disableOfflineQueue: true,
+          ...(username ? { username: decodeURIComponent(username) } : {}),
+          ...(password ? { password: decodeURIComponent(password) } : {}),
+          socket: { ...socket, ...(protocol === 'rediss:' ? { tls: true as const } : {}) },
+        },
+        // A node that went away: ask the others for the topology soon (its replica may have taken over), not after the default 5 s.
+        topologyRefreshOnReconnectionAttemptStrategy: 200,
+      }) as unknown as Cluster;
+    } else {
+      client = createClient({ url: this.url, disableOfflineQueue: true, socket });
+    }
     // Without a listener an error event would crash the process; requests see their own errors.
     client.on('error', (error: unknown) => this.options.onError?.(error));
     return client;
   }
 
   /**
-   * Counts the command connections made ready so far: a new value means a new
-   * connection, perhaps to a Redis that restarted (what a store remembers of
-   * Redis, like its generation, is read again then).
+   * Counts the command connections made ready so far (on a cluster, to any
+   * node): a new value means a new connection, perhaps to a Redis that
+   * restarted (what a store remembers of Redis, like its generation, is read
+   * again then).
    */
   get epoch(): number {
     return this.readies;
@@ -98,13 +159,14 @@ export class RedisConnection {
   }
 
   /** The command connection, connected on first use (never at start-up: `npm start` needs no Redis). */
-  private async ready(): Promise<RedisClientType> {
+  private async ready(): Promise<Client | Cluster> {
     if (this.client?.isReady) return this.client;
     this.connecting ??= (async () => {
       let client = this.client;
       if (!client) {
         const made = (client = this.client = this.make());
-        made.on('ready', () => this.readies++);
+        // On a cluster, a connection made ready to any of its nodes.
+        made.on(this.cluster ? 'node-ready' : 'ready', () => this.readies++);
       }
       if (!client.isOpen) await client.connect();
       return client;
@@ -112,12 +174,25 @@ export class RedisConnection {
     return this.connecting;
   }
 
-  /** Runs one Redis command; an unreachable Redis is the 503 of unavailable(), at once, and one that does not answer is, after the timeout. */
-  async command<T>(args: Array<string | number>): Promise<T> {
-    let used: RedisClientType | undefined;
+  /**
+   * Runs one Redis command, routed by `key` on a cluster (default: the
+   * command's first argument, the key of every command the stores send); an
+   * unreachable Redis is the 503 of unavailable(), at once, and one that does
+   * not answer is, after the timeout.
+   */
+  async command<T>(args: Array<string | number>, key: string | undefined = String(args[1])): Promise<T> {
+    return this.guarded((client) => {
+      const strings = args.map(String);
+      return this.cluster ? (client as Cluster).sendCommand<T>(key, false, strings) : (client as Client).sendCommand<T>(strings);
+    });
+  }
+
+  /** `work` on the command connection, within the timeout; failures other than Redis's own replies are the 503. */
+  private async guarded<T>(work: (client: Client | Cluster) => Promise<T>): Promise<T> {
+    let used: Client | Cluster | undefined;
     try {
       return await within(
-        this.ready().then((client) => (used = client).sendCommand<T>(args.map(String))),
+        this.ready().then((client) => work((used = client))),
         this.timeoutMs,
       );
     } catch (error) {
@@ -130,7 +205,7 @@ export class RedisConnection {
   }
 
   /** Drops a command connection that stopped answering: what waits on it fails now, and the next command connects afresh. */
-  private drop(client: RedisClientType | undefined): void {
+  private drop(client: Client | Cluster | undefined): void {
     if (!client) return;
     if (this.client === client) {
       this.client = undefined;
@@ -139,13 +214,50 @@ export class RedisConnection {
     client.destroy();
   }
 
-  /** Runs a Lua script atomically. */
+  /** Runs a Lua script atomically (on a cluster, on the node of its keys, which share one slot). */
   async script<T>(lua: string, keys: string[], args: Array<string | number>): Promise<T> {
-    return this.command<T>(['EVAL', lua, keys.length, ...keys, ...args]);
+    return this.command<T>(['EVAL', lua, keys.length, ...keys, ...args], keys[0]);
+  }
+
+  /**
+   * Resolves once the writes made so far on the node of `key` are held by
+   * `replicas` replicas (none asked for: at once), so a replica promoted in a
+   * failover has them; fewer within the timeout is the 503.
+   */
+  async replicated(key: string): Promise<void> {
+    if (this.replicas === 0) return;
+    // WAIT on the connection that made the writes: the master of the key's slot (sent to every shard, it would wait on all).
+    const acknowledged = await this.guarded(async (client) => {
+      const node = this.cluster ? await (client as Cluster).getNodeClientForKey(key) : (client as Client);
+      return node.sendCommand<number>(['WAIT', String(this.replicas), String(Math.max(1, Math.floor(this.timeoutMs / 2)))]);
+    });
+    if (acknowledged < this.replicas) {
+      this.options.onError?.(new Error(`Redis: a write reached ${acknowledged} of the ${this.replicas} replicas it needs (WAIT)`));
+      throw unavailable();
+    }
+  }
+
+  /** Whether channels are sharded (SPUBLISH/SSUBSCRIBE): on a cluster whose Redis has them; never on one Redis, where nothing changes. */
+  private sharded(): Promise<boolean> {
+    if (!this.cluster) return Promise.resolve(false);
+    this.shardedPubSub ??= this.guarded(async (client) => {
+      const info = await (client as Cluster).sendCommand<unknown[]>(undefined, true, ['COMMAND', 'INFO', 'SPUBLISH']);
+      return Array.isArray(info) && info[0] !== null && info[0] !== undefined;
+    }).catch((error: unknown) => {
+      this.shardedPubSub = undefined;
+      throw error;
+    });
+    return this.shardedPubSub;
+  }
+
+  /** The command a script publishes with (`PUBLISH`, or `SPUBLISH` on a cluster with sharded pub/sub: the channel must then share the script's slot). */
+  async publishCommand(): Promise<'PUBLISH' | 'SPUBLISH'> {
+    return (await this.sharded()) ? 'SPUBLISH' : 'PUBLISH';
   }
 
   async publish(channel: string, message: string): Promise<void> {
-    await this.command(['PUBLISH', this.prefix + channel, message]);
+    const name = this.prefix + channel;
+    await this.command([await this.publishCommand(), name, message], name);
   }
 
   /**
@@ -164,7 +276,9 @@ export class RedisConnection {
       };
       // Bounded like a command; a subscription confirmed late still delivers, to whoever still listens.
       const subscribed = within(
-        this.subscriberReady().then((subscriber) => subscriber.subscribe(name, deliver)),
+        Promise.all([this.subscriberReady(), this.sharded()]).then(([subscriber, sharded]) =>
+          sharded ? (subscriber as Cluster).sSubscribe(name, deliver) : subscriber.subscribe(name, deliver),
+        ),
         this.timeoutMs,
       ).catch((error: unknown) => {
         this.options.onError?.(error);
@@ -180,12 +294,16 @@ export class RedisConnection {
       if (current.size > 0) return;
       this.listeners.delete(name);
       this.subscriptions.delete(name);
-      void this.subscriber?.unsubscribe(name).catch(() => undefined);
+      const subscriber = this.subscriber;
+      if (!subscriber) return;
+      void this.sharded()
+        .then((sharded) => (sharded ? (subscriber as Cluster).sUnsubscribe(name) : subscriber.unsubscribe(name)))
+        .catch(() => undefined);
     };
     return { stop, subscribed: this.subscriptions.get(name)! };
   }
 
-  private async subscriberReady(): Promise<RedisClientType> {
+  private async subscriberReady(): Promise<Client | Cluster> {
     if (this.subscriber?.isReady) return this.subscriber;
     this.subscribing ??= (async () => {
       const subscriber = this.subscriber ?? (this.subscriber = this.make());
