@@ -17,7 +17,7 @@ const requests = (): Promise<typeof import('./request-commands.js')> => import('
 
 /** Each command's usage line(s), in the order help lists them. */
 const USAGE_LINES: Readonly<Record<string, string>> = {
-  serve: 'tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url> [--redis-prefix <prefix>]] [--log [format]] [--trace] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]',
+  serve: 'tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url> [--redis-prefix <prefix>] [--redis-cluster]] [--log [format]] [--trace] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]',
   call: 'tessera call <url> <tool> [key=value…]      or   tessera call <tool> [key=value…] -- <command> [args…]',
   read: 'tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]',
   prompt: 'tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]',
@@ -165,6 +165,7 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     .option('--auth-introspection-client <id>', 'check opaque tokens by introspection as this client (secret in $TESSERA_AUTH_CLIENT_SECRET)')
     .option('--redis <url>', 'every shared store (single-use states, tasks, 2025 sessions, changes) on this Redis, for several instances (default: $TESSERA_REDIS_URL)')
     .option('--redis-prefix <prefix>', 'the prefix of every Redis key and channel: one per application sharing a Redis (default: $TESSERA_REDIS_PREFIX, else "mcp:")')
+    .option('--redis-cluster', 'the --redis URL is a node of a Redis Cluster: the others are found from it (default: $TESSERA_REDIS_CLUSTER=1)')
     .option('--log [format]', 'one line per request on stderr: text (default), json, or wire (json with arguments, answers and results)')
     .option('--trace', 'print every JSON-RPC message received (→) and sent (←) on stderr (HTTP)')
     .addHelpText(

@@ -55,7 +55,7 @@ describe('placement on the slots', () => {
     const now = Date.now();
     for (let n = 0; n < 24; n++) {
       const taskId = `task-${n}-${Math.random().toString(36).slice(2)}`;
-      const created = await tasks.create({ taskId, principal: 'alice', status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 60_000, pollIntervalMs: 1000, call: { method: 'tools/call', params: { name: 'x' } } }, 100);
+      const created = await tasks.create({ taskId, principal: 'alice', status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 60_000, pollIntervalMs: 1000, call: { tool: 'x', arguments: {}, meta: {} } }, 100);
       expect(created).toBe('created');
       expect(await tasks.leases!.claim(taskId, 'me', 60_000)).toBe(true);
       expect(await tasks.checkpoints!.saveStep(taskId, 'me', 'one', 1, now + 60_000)).toBe(true);
