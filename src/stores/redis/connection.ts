@@ -16,9 +16,10 @@
  * cluster client: each command is routed by its first key (a script's keys
  * share a hash slot: see `tag`), pub/sub is sharded where Redis has it (7.0+:
  * a channel lives on one shard, not broadcast to every node), and the writes a
- * failover must not forget wait for a replica (`replicated`). While a master is
- * down and before its replica took over, the cluster answers CLUSTERDOWN: that
- * is the same 503.
+ * failover must not forget count once a replica holds them (`durable`: WAIT,
+ * on a connection of their own, since WAIT holds up every command behind it on
+ * its connection). While a master is down and before its replica took over,
+ * the cluster answers CLUSTERDOWN: that is the same 503.
  */
 
 import { createClient, createCluster, ErrorReply, type RedisClientType, type RedisClusterType } from '@redis/client';
@@ -46,10 +47,10 @@ export interface RedisConnectionOptions {
   cluster?: boolean | { nodes?: string[] };
   /**
    * How many replicas must hold a write a failover must not forget (a
-   * redemption, a task and its checkpoints) before it counts (Redis WAIT);
-   * fewer within the command timeout is the 503, never a write that a promoted
-   * replica could lack. Default 1 on a cluster (give 0 for a cluster without
-   * replicas), 0 on one Redis.
+   * redemption, a task, its lease and checkpoints) before it counts (Redis
+   * WAIT, on a connection of its own); fewer within half the command timeout
+   * is the 503, never a write that a promoted replica could lack. Default 1 on
+   * a cluster (give 0 for a cluster without replicas), 0 on one Redis.
    */
   replicas?: number;
 }
@@ -58,6 +59,20 @@ export type Listener = (message: string) => void;
 
 type Client = RedisClientType;
 type Cluster = RedisClusterType;
+
+/** A connection (to one Redis, or to every node of a cluster), made on first use. */
+interface Link {
+  client?: Client | Cluster;
+  connecting?: Promise<Client | Cluster>;
+}
+
+/** What a command asks of the connection. */
+export interface CommandOptions {
+  /** The key that routes it on a cluster (default: the command's first argument). */
+  key?: string;
+  /** That a replica holds what it wrote before it counts: given the reply, whether it wrote anything (a refusal waits for nothing). */
+  durable?: (reply: unknown) => boolean;
+}
 
 /** Replies that mean "not now" (a cluster failing over, a replica promoted, data loading), not a bug in a command. */
 const TRANSIENT = /^(CLUSTERDOWN|TRYAGAIN|MASTERDOWN|LOADING|READONLY)\b/;
@@ -91,9 +106,9 @@ export class RedisConnection {
   private readonly url: string;
   private readonly timeoutMs: number;
   private readonly replicas: number;
-  private client: Client | Cluster | undefined;
+  /** The command connection, and (with replicas to wait for) the one for durable writes and their WAIT. */
+  private readonly links: Record<'commands' | 'durable', Link> = { commands: {}, durable: {} };
   private subscriber: Client | Cluster | undefined;
-  private connecting: Promise<Client | Cluster> | undefined;
   private subscribing: Promise<Client | Cluster> | undefined;
   /** Whether the cluster has sharded pub/sub (SPUBLISH, Redis 7.0+), asked once. */
   private shardedPubSub: Promise<boolean> | undefined;
@@ -155,23 +170,23 @@ export class RedisConnection {
 
   /** Whether the command connection is up now (a Redis that restarted drops it; until it is made again, this is false). */
   get connected(): boolean {
-    return this.client?.isReady === true;
+    return this.links.commands.client?.isReady === true;
   }
 
-  /** The command connection, connected on first use (never at start-up: `npm start` needs no Redis). */
-  private async ready(): Promise<Client | Cluster> {
-    if (this.client?.isReady) return this.client;
-    this.connecting ??= (async () => {
-      let client = this.client;
+  /** A connection, connected on first use (never at start-up: `npm start` needs no Redis). */
+  private async ready(link: Link): Promise<Client | Cluster> {
+    if (link.client?.isReady) return link.client;
+    link.connecting ??= (async () => {
+      let client = link.client;
       if (!client) {
-        const made = (client = this.client = this.make());
+        const made = (client = link.client = this.make());
         // On a cluster, a connection made ready to any of its nodes.
         made.on(this.cluster ? 'node-ready' : 'ready', () => this.readies++);
       }
       if (!client.isOpen) await client.connect();
       return client;
-    })().finally(() => (this.connecting = undefined));
-    return this.connecting;
+    })().finally(() => (link.connecting = undefined));
+    return link.connecting;
   }
 
   /**
@@ -180,67 +195,59 @@ export class RedisConnection {
    * unreachable Redis is the 503 of unavailable(), at once, and one that does
    * not answer is, after the timeout.
    */
-  async command<T>(args: Array<string | number>, key: string | undefined = String(args[1])): Promise<T> {
-    return this.guarded((client) => {
-      const strings = args.map(String);
-      return this.cluster ? (client as Cluster).sendCommand<T>(key, false, strings) : (client as Client).sendCommand<T>(strings);
+  async command<T>(args: Array<string | number>, options: CommandOptions = {}): Promise<T> {
+    const strings = args.map(String);
+    const key = options.key ?? strings[1];
+    if (!options.durable || this.replicas === 0) {
+      return this.guarded(this.links.commands, (client) => (this.cluster ? (client as Cluster).sendCommand<T>(key, false, strings) : (client as Client).sendCommand<T>(strings)));
+    }
+    return this.guarded(this.links.durable, async (client) => {
+      // Through the cluster client (it follows MOVED to a promoted replica), then WAIT on the connection that served it: the slot's master's.
+      const reply = this.cluster ? await (client as Cluster).sendCommand<T>(key, false, strings) : await (client as Client).sendCommand<T>(strings);
+      if (!options.durable!(reply)) return reply;
+      const node = this.cluster ? await (client as Cluster).getNodeClientForKey(key!) : (client as Client);
+      const acknowledged = await node.sendCommand<number>(['WAIT', String(this.replicas), String(Math.max(1, Math.floor(this.timeoutMs / 2)))]);
+      if (acknowledged < this.replicas) throw new Error(`Redis: a write reached ${acknowledged} of the ${this.replicas} replicas it needs (WAIT)`);
+      return reply;
     });
   }
 
-  /** `work` on the command connection, within the timeout; failures other than Redis's own replies are the 503. */
-  private async guarded<T>(work: (client: Client | Cluster) => Promise<T>): Promise<T> {
+  /** `work` on a connection, within the timeout; failures other than Redis's own replies are the 503. */
+  private async guarded<T>(link: Link, work: (client: Client | Cluster) => Promise<T>): Promise<T> {
     let used: Client | Cluster | undefined;
     try {
       return await within(
-        this.ready().then((client) => work((used = client))),
+        this.ready(link).then((client) => work((used = client))),
         this.timeoutMs,
       );
     } catch (error) {
       if (isReplyError(error)) throw error; // Redis answered: a bug in a command, not an outage
       // Still connecting when time ran out: the connection being made is the one that does not answer.
-      if (error instanceof RedisTimeout) this.drop(used ?? this.client);
+      if (error instanceof RedisTimeout) this.drop(link, used ?? link.client);
       this.options.onError?.(error);
       throw unavailable();
     }
   }
 
-  /** Drops a command connection that stopped answering: what waits on it fails now, and the next command connects afresh. */
-  private drop(client: Client | Cluster | undefined): void {
+  /** Drops a connection that stopped answering: what waits on it fails now, and the next command connects afresh. */
+  private drop(link: Link, client: Client | Cluster | undefined): void {
     if (!client) return;
-    if (this.client === client) {
-      this.client = undefined;
-      this.connecting = undefined;
+    if (link.client === client) {
+      link.client = undefined;
+      link.connecting = undefined;
     }
     client.destroy();
   }
 
-  /** Runs a Lua script atomically (on a cluster, on the node of its keys, which share one slot). */
-  async script<T>(lua: string, keys: string[], args: Array<string | number>): Promise<T> {
-    return this.command<T>(['EVAL', lua, keys.length, ...keys, ...args], keys[0]);
-  }
-
-  /**
-   * Resolves once the writes made so far on the node of `key` are held by
-   * `replicas` replicas (none asked for: at once), so a replica promoted in a
-   * failover has them; fewer within the timeout is the 503.
-   */
-  async replicated(key: string): Promise<void> {
-    if (this.replicas === 0) return;
-    // WAIT on the connection that made the writes: the master of the key's slot (sent to every shard, it would wait on all).
-    const acknowledged = await this.guarded(async (client) => {
-      const node = this.cluster ? await (client as Cluster).getNodeClientForKey(key) : (client as Client);
-      return node.sendCommand<number>(['WAIT', String(this.replicas), String(Math.max(1, Math.floor(this.timeoutMs / 2)))]);
-    });
-    if (acknowledged < this.replicas) {
-      this.options.onError?.(new Error(`Redis: a write reached ${acknowledged} of the ${this.replicas} replicas it needs (WAIT)`));
-      throw unavailable();
-    }
+  /** Runs a Lua script atomically (on a cluster, on the node of its keys, which share one slot); `durable`: see command(). */
+  async script<T>(lua: string, keys: string[], args: Array<string | number>, options: Pick<CommandOptions, 'durable'> = {}): Promise<T> {
+    return this.command<T>(['EVAL', lua, keys.length, ...keys, ...args], { key: keys[0], ...options });
   }
 
   /** Whether channels are sharded (SPUBLISH/SSUBSCRIBE): on a cluster whose Redis has them; never on one Redis, where nothing changes. */
   private sharded(): Promise<boolean> {
     if (!this.cluster) return Promise.resolve(false);
-    this.shardedPubSub ??= this.guarded(async (client) => {
+    this.shardedPubSub ??= this.guarded(this.links.commands, async (client) => {
       const info = await (client as Cluster).sendCommand<unknown[]>(undefined, true, ['COMMAND', 'INFO', 'SPUBLISH']);
       return Array.isArray(info) && info[0] !== null && info[0] !== undefined;
     }).catch((error: unknown) => {
@@ -257,7 +264,7 @@ export class RedisConnection {
 
   async publish(channel: string, message: string): Promise<void> {
     const name = this.prefix + channel;
-    await this.command([await this.publishCommand(), name, message], name);
+    await this.command([await this.publishCommand(), name, message], { key: name });
   }
 
   /**
@@ -315,8 +322,10 @@ export class RedisConnection {
 
   /** Closes both connections, letting commands in flight finish — for at most the command timeout (a frozen Redis must not hold a shutdown). */
   async close(): Promise<void> {
-    const clients = [this.client, this.subscriber];
-    this.client = this.subscriber = undefined;
+    const clients = [this.links.commands.client, this.links.durable.client, this.subscriber];
+    this.links.commands = {};
+    this.links.durable = {};
+    this.subscriber = undefined;
     this.listeners.clear();
     await Promise.all(
       clients.map(async (c) => {

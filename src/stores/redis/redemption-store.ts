@@ -17,7 +17,7 @@
  * (`c007` + 8 random characters), so it is redeemed in that bucket; a shard
  * that loses its data loses its buckets' generations with their redemptions,
  * and refuses what was sealed under them. A redemption counts once a replica
- * holds it (RedisConnection.replicated): a promoted replica never lacks one.
+ * holds it (a durable command): a promoted replica never lacks one.
  */
 
 import type { Result } from '../../protocol/types.js';
@@ -83,15 +83,13 @@ export class RedisRedemptionStore implements RedemptionStore {
   async redeemOnce(id: string, expiresAt: number, generation?: string): Promise<boolean> {
     if (generation === undefined) {
       const key = this.key(id);
-      const redeemed = (await this.redis.command<string | null>(['SET', key, '1', 'NX', 'PXAT', Math.ceil(expiresAt)])) === 'OK';
-      if (redeemed) await this.redis.replicated(key);
-      return redeemed;
+      return (await this.redis.command<string | null>(['SET', key, '1', 'NX', 'PXAT', Math.ceil(expiresAt)], { durable: (reply) => reply === 'OK' })) === 'OK';
     }
     const bucket = this.bucketOf(generation);
     // Sealed under no bucket (on one Redis, before the cluster): whether it was redeemed is unknown.
     if (bucket === -1) return false;
     const key = this.key(id, bucket);
-    const outcome = await this.redis.script<number | string>(REDEEM, [key, this.generationKey(bucket)], [Math.ceil(expiresAt), generation]);
+    const outcome = await this.redis.script<number | string>(REDEEM, [key, this.generationKey(bucket)], [Math.ceil(expiresAt), generation], { durable: (outcome) => outcome === 1 });
     if (typeof outcome === 'string') {
       // Another generation, or none: remember the current one (or make one on the next seal).
       const name = bucket === undefined ? '' : label(bucket);
@@ -99,7 +97,6 @@ export class RedisRedemptionStore implements RedemptionStore {
       else this.known.set(name, { value: Promise.resolve(outcome), epoch: this.redis.epoch });
       return false;
     }
-    if (outcome === 1) await this.redis.replicated(key);
     return outcome === 1;
   }
 

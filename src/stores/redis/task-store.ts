@@ -126,7 +126,7 @@ export class RedisTaskStore implements TaskStore {
     }
     // A cluster: the task, then its place in each bound (sets in slots of their own), undone when one is full.
     const key = this.key(task.taskId);
-    if ((await this.redis.script<number>(MAKE, [key], [expiresAt, ...pairs])) === 0) return 'store-full';
+    if ((await this.redis.script<number>(MAKE, [key], [expiresAt, ...pairs], { durable: (made) => made === 1 })) === 0) return 'store-full';
     const reserve = (set: string, bound: number): Promise<number> => this.redis.script<number>(RESERVE, [set], [Date.now(), bound, task.taskId, expiresAt]);
     if ((await reserve(own, maxPerPrincipal)) === 0) {
       await this.redis.command(['DEL', key]);
@@ -138,7 +138,6 @@ export class RedisTaskStore implements TaskStore {
       return 'store-full';
     }
     if (task.call) await this.redis.command(['ZADD', resumable, expiresAt, task.taskId]);
-    await this.redis.replicated(key);
     return 'created';
   }
 
@@ -148,8 +147,7 @@ export class RedisTaskStore implements TaskStore {
 
   async transition(taskId: string, from: readonly TaskStatus[], patch: TaskPatch): Promise<TaskData | undefined> {
     const pairs = Object.entries(patch).flatMap(([field, value]) => [field, value === undefined ? '' : JSON.stringify(value)]);
-    const flat = await this.redis.script<string[] | null>(TRANSITION, [this.key(taskId)], [from.map((s) => JSON.stringify(s)).join(','), JSON.stringify(Date.now()), ...pairs]);
-    if (flat) await this.redis.replicated(this.key(taskId));
+    const flat = await this.redis.script<string[] | null>(TRANSITION, [this.key(taskId)], [from.map((s) => JSON.stringify(s)).join(','), JSON.stringify(Date.now()), ...pairs], { durable: (flat) => flat !== null });
     return fromJsonHash<TaskData>(flat);
   }
 
@@ -177,10 +175,7 @@ class RedisTaskLeases implements TaskLeases {
   ) {}
 
   async claim(taskId: string, owner: string, ms: number): Promise<boolean> {
-    const lease = `${this.taskKey(taskId)}:lease`;
-    const claimed = (await this.redis.command<string | null>(['SET', lease, owner, 'NX', 'PX', Math.ceil(ms)])) === 'OK';
-    if (claimed) await this.redis.replicated(lease);
-    return claimed;
+    return (await this.redis.command<string | null>(['SET', `${this.taskKey(taskId)}:lease`, owner, 'NX', 'PX', Math.ceil(ms)], { durable: (reply) => reply === 'OK' })) === 'OK';
   }
 
   async renew(taskId: string, owner: string, ms: number): Promise<boolean> {
@@ -207,16 +202,12 @@ class RedisTaskCheckpoints implements TaskCheckpoints {
 
   async saveStep(taskId: string, owner: string, name: string, value: JsonValue, expiresAt: number): Promise<boolean> {
     const key = this.taskKey(taskId);
-    const saved = (await this.redis.script<number>(SAVE_STEP, [`${key}:lease`, `${key}:checkpoint`], [owner, STEP + name, JSON.stringify(value), expiresAt])) === 1;
-    if (saved) await this.redis.replicated(key);
-    return saved;
+    return (await this.redis.script<number>(SAVE_STEP, [`${key}:lease`, `${key}:checkpoint`], [owner, STEP + name, JSON.stringify(value), expiresAt], { durable: (saved) => saved === 1 })) === 1;
   }
 
   async saveAnswers(taskId: string, answers: Record<string, unknown>, expiresAt: number): Promise<Record<string, unknown>> {
     const pairs = Object.entries(answers).flatMap(([key, answer]) => [ANSWER + key, JSON.stringify(answer)]);
-    const checkpoint = `${this.taskKey(taskId)}:checkpoint`;
-    const flat = await this.redis.script<string[]>(SAVE_ANSWERS, [checkpoint], [expiresAt, ...pairs]);
-    await this.redis.replicated(checkpoint);
+    const flat = await this.redis.script<string[]>(SAVE_ANSWERS, [`${this.taskKey(taskId)}:checkpoint`], [expiresAt, ...pairs], { durable: () => true });
     return Object.fromEntries(hashEntries(flat).map(([field, json]) => [field.slice(ANSWER.length), JSON.parse(json)]));
   }
 
