@@ -8,7 +8,7 @@
 
 import type { SessionCreation, SessionData, SessionPatch, SessionStore } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
-import { fromJsonHash } from './json-hash.js';
+import { fromJsonHash, MAKE_HASH } from './json-hash.js';
 
 const READ = `
 local flat = redis.call('HGETALL', KEYS[1])
@@ -40,13 +40,6 @@ end
 for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 'created'`;
-
-// KEYS: the session hash. ARGV: idle ms, then field/value pairs. Returns 1 when made, 0 when the id is taken.
-const MAKE = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1`;
 
 // KEYS: a principal's set of session ids. ARGV: maxPerPrincipal, the id. Returns 1 when added, 0 when full.
 const RESERVE = `
@@ -84,7 +77,7 @@ export class RedisSessionStore implements SessionStore {
     if (!this.redis.cluster) return this.redis.script<SessionCreation>(CREATE, [this.key(session.id), owner], [this.idleMs, maxPerPrincipal, this.key(''), session.id, ...pairs]);
     // A cluster: the session, then its place in the principal's set (a slot of its own, pruned of sessions gone), undone when full.
     const key = this.key(session.id);
-    if ((await this.redis.script<number>(MAKE, [key], [this.idleMs, ...pairs])) === 0) return 'store-full';
+    if ((await this.redis.script<number>(MAKE_HASH, [key], ['PEXPIRE', this.idleMs, ...pairs])) === 0) return 'store-full';
     if (owner === '') return 'created';
     const ids = await this.redis.command<string[]>(['SMEMBERS', owner]);
     const alive = await Promise.all(ids.map((id) => this.redis.command<number>(['EXISTS', this.key(id)])));

@@ -17,7 +17,7 @@
 import type { JsonValue } from '../../protocol/types.js';
 import type { TaskCheckpoint, TaskCheckpoints, TaskCreation, TaskData, TaskEvent, TaskLeases, TaskPatch, TaskStatus, TaskStore } from '../task-store.js';
 import type { RedisConnection } from './connection.js';
-import { fromJsonHash, hashEntries, type HashReply } from './json-hash.js';
+import { fromJsonHash, hashEntries, MAKE_HASH, type HashReply } from './json-hash.js';
 
 // KEYS: task hash, the principal's tasks, all tasks, resumable tasks. ARGV: now, expiresAt, maxPerPrincipal, maxTasks (-1: none), taskId, resumable (1/0), then field/value pairs.
 const CREATE = `
@@ -84,13 +84,6 @@ if tonumber(ARGV[2]) >= 0 and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) 
 redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
 return 1`;
 
-// KEYS: task hash. ARGV: expiresAt, then field/value pairs. Returns 1 when made, 0 when the id is taken.
-const MAKE = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-redis.call('PEXPIREAT', KEYS[1], ARGV[1])
-return 1`;
-
 // KEYS: task hash, its lease. Returns the status (JSON) or false, and whether the lease is held.
 const LIVENESS = `
 return {redis.call('HGET', KEYS[1], 'status'), redis.call('EXISTS', KEYS[2])}`;
@@ -126,7 +119,7 @@ export class RedisTaskStore implements TaskStore {
     }
     // A cluster: the task, then its place in each bound (sets in slots of their own), undone when one is full.
     const key = this.key(task.taskId);
-    if ((await this.redis.script<number>(MAKE, [key], [expiresAt, ...pairs], { durable: (made) => made === 1 })) === 0) return 'store-full';
+    if ((await this.redis.script<number>(MAKE_HASH, [key], ['PEXPIREAT', expiresAt, ...pairs], { durable: (made) => made === 1 })) === 0) return 'store-full';
     const reserve = (set: string, bound: number): Promise<number> => this.redis.script<number>(RESERVE, [set], [Date.now(), bound, task.taskId, expiresAt]);
     if ((await reserve(own, maxPerPrincipal)) === 0) {
       await this.redis.command(['DEL', key]);
