@@ -67,7 +67,7 @@ interface Link {
 }
 
 /** What a command asks of the connection. */
-export interface CommandOptions {
+export interface RedisCommandOptions {
   /** The key that routes it on a cluster (default: the command's first argument). */
   key?: string;
   /** That a replica holds what it wrote before it counts: given the reply, whether it wrote anything (a refusal waits for nothing). */
@@ -195,7 +195,7 @@ export class RedisConnection {
    * unreachable Redis is the 503 of unavailable(), at once, and one that does
    * not answer is, after the timeout.
    */
-  async command<T>(args: Array<string | number>, options: CommandOptions = {}): Promise<T> {
+  async command<T>(args: Array<string | number>, options: RedisCommandOptions = {}): Promise<T> {
     const strings = args.map(String);
     const key = options.key ?? strings[1];
     if (!options.durable || this.replicas === 0) {
@@ -240,7 +240,7 @@ export class RedisConnection {
   }
 
   /** Runs a Lua script atomically (on a cluster, on the node of its keys, which share one slot); `durable`: see command(). */
-  async script<T>(lua: string, keys: string[], args: Array<string | number>, options: Pick<CommandOptions, 'durable'> = {}): Promise<T> {
+  async script<T>(lua: string, keys: string[], args: Array<string | number>, options: Pick<RedisCommandOptions, 'durable'> = {}): Promise<T> {
     return this.command<T>(['EVAL', lua, keys.length, ...keys, ...args], { key: keys[0], ...options });
   }
 
