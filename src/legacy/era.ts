@@ -1,7 +1,7 @@
 /**
  * The 2025-11-25 era as an extension of the 2026-07-28 server: the same URL
  * and the same handlers serve both. It classifies every request before the
- * 2026 gates (point 1 of the request path):
+ * 2026 gates (the era step of the request path):
  *
  * - `Mcp-Session-Id` (HTTP) or a stdio connection that ran `initialize` → the
  *   session's 2025-era handling (an unknown session id is 404);

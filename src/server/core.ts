@@ -41,14 +41,14 @@ export class ServerCore implements ServerHost {
   readonly resources: ResourceRegistry;
   readonly prompts: PromptRegistry;
   readonly extensions: readonly ServerExtension[];
-  /** The extensions that take requests of another era (point 1 of the request path). */
+  /** The extensions that take requests of another era (the era step of the request path). */
   readonly routes: readonly ServerExtension[];
   /** The extensions that hide tools from some clients. */
   private readonly toolHiders: readonly ServerExtension[];
   readonly loggingEnabled: boolean;
   /** `serverInfo` for every result's `_meta`, or undefined when turned off. */
   readonly identity: Record<string, unknown> | undefined;
-  /** Spans, metrics and request logs (point 0 of the request path). */
+  /** Spans, metrics and request logs (observation, around the whole request path). */
   readonly observer: RequestObserver;
   private readonly options: ServerOptions;
   private readonly hub: SubscriptionHub;
@@ -66,7 +66,7 @@ export class ServerCore implements ServerHost {
     template: (uriTemplate) => this.resources.templateScopes(uriTemplate),
   };
 
-  /** Point 3 of the request path: a tool's hand-off goes to the extension it names. */
+  /** The run step of the request path: a tool's hand-off goes to the extension it names. */
   private readonly takeHandOff: TakeHandOff = (handOff, call) => {
     const extension = this.extensions.find((e) => e.name === handOff.handOffTo && e.takeHandOff);
     if (!extension?.takeHandOff) throw new TypeError(`Tool "${call.name}" handed its result off to "${handOff.handOffTo}", which this server does not have`);
@@ -208,7 +208,7 @@ export class ServerCore implements ServerHost {
 
   /* ---------------- running methods ---------------- */
 
-  /** Point 2 of the request path: each extension may refuse what it governs. */
+  /** The gates step of the request path (after the gates): each extension may refuse what it governs. */
   admit(request: JsonRpcRequest, meta: RequestMeta): void {
     for (const extension of this.extensions) extension.admit?.(request, meta);
   }

@@ -40,11 +40,11 @@ export interface ServerExtension {
   /** Whether what it adds to the capabilities is advertised to 2025-11-25 clients too (default: 2026-07-28 only). */
   readonly advertisedToLegacy?: boolean;
 
-  /** Point 1, era: before the 2026-07-28 gates, answers a request of another era itself, or returns undefined to go on. */
+  /** The era step: before the 2026-07-28 gates, answers a request of another era itself, or returns undefined to go on. */
   route?(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> | undefined;
-  /** Point 2, admission: after the gates and before any state is opened, refuses what it governs (throws McpError). */
+  /** The gates step, admission: after the gates and before any state is opened, refuses what it governs (throws McpError). */
   admit?(request: JsonRpcRequest, meta: RequestMeta): void;
-  /** Point 3, hand-off: a tool returned a hand-off that names this extension; its result is the tool's. */
+  /** The run step, hand-off: a tool returned a hand-off that names this extension; its result is the tool's. */
   takeHandOff?(handOff: ToolHandOff, call: ToolCall): Promise<ResultByMethod['tools/call']>;
   /**
    * Whether a tool is not there for a client with these capabilities: left out

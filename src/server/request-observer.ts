@@ -57,9 +57,9 @@ export class RequestObserver {
 export interface RequestObservation {
   /** Runs the request with its span current (spans the handler makes are its children), then reports its reply. */
   observe(answer: () => Promise<Reply>): Promise<Reply>;
-  /** Another era took the request (point 1). */
+  /** Another era took the request (the era step). */
   routed(): void;
-  /** The round was opened (point 3): the next state it seals links back to this request's span. */
+  /** The round was opened (the open step): the next state it seals links back to this request's span. */
   opened(round: Round): void;
   /** The request failed with `error` (before or after its handler ran). */
   failed(error: unknown): void;

@@ -1,8 +1,10 @@
 /**
- * The request path of the server, top to bottom. Before it: the transport read
- * the bytes and parsed one JSON-RPC request (transport/). After it: the
- * transport sends the reply as JSON or as the last event of an SSE stream,
- * with the HTTP status decided there (transport/http/status.ts).
+ * The request path of the server, top to bottom, in named steps (the same
+ * names in docs/architecture.md and the extension hooks): era, gates, open,
+ * run, conclude. Before it: the transport read the bytes and parsed one
+ * JSON-RPC request (transport/). After it, the reply step: the transport sends
+ * the reply as JSON or as the last event of an SSE stream, with the HTTP
+ * status decided there (transport/http/status.ts).
  */
 
 import { missingForKinds } from '../protocol/capabilities.js';
@@ -20,7 +22,7 @@ import type { RequestObservation } from './request-observer.js';
 import { finishResult } from './results.js';
 
 export function answerRequest(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
-  // 0. Observe: a span whose parent is the trace context in _meta, run as the current one, and the request log;
+  // Observation (not a step: it wraps them all): a span whose parent is the trace context in _meta, run as the current one, and the request log;
   //    told what the steps below learn, reported once with the reply (request-observer.ts).
   let observed: RequestObservation;
   try {
@@ -33,7 +35,7 @@ export function answerRequest(core: ServerCore, request: JsonRpcRequest, channel
 }
 
 async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel, observed: RequestObservation): Promise<Reply> {
-  // 1. Era: an extension may answer a request of another era itself (a 2025-11-25 session: legacy/era.ts).
+  // era: an extension may answer a request of another era itself (a 2025-11-25 session: legacy/era.ts).
   for (const extension of core.routes) {
     const reply = extension.route!(request, channel);
     if (reply) {
@@ -45,10 +47,10 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
   let admitted;
   let round: Round | undefined;
   try {
-    // 2. Gates (gates.ts), then each extension's admission (e.g. a task-only tool without the Tasks extension: -32021).
+    // gates: gates.ts, then each extension's admission (e.g. a task-only tool without the Tasks extension: -32021).
     admitted = passGates(request, channel, { method: (name) => core.method(name), headerParams: (tool) => core.tools.headerParams(tool) });
     core.admit(request, admitted.meta);
-    // 3. For the three methods that may ask: open the retry before any handler code runs
+    // open: for the three methods that may ask: open the retry before any handler code runs
     //    (inputResponses, requestState sealed and bound to this caller and request, single use; nothing runs for
     //    a caller that went away meanwhile) (mrtr/input-rounds.ts).
     if (INPUT_REQUIRED_METHODS.has(request.method)) {
@@ -64,20 +66,20 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
     return core.errorReply(request, error);
   }
 
-  // 4. The handler's context, with the interaction it asks through already in it (context.ts). A handler that
+  // run: the handler's context, with the interaction it asks through already in it (context.ts). A handler that
   //    declared it may ask what this request did not declare gets its notifications held (held-notifications.ts).
   const asks = core.asksOf(request);
   const held = asks && channel.canNotify && missingForKinds(asks, admitted.meta.clientCapabilities).length > 0 ? holdNotifications(channel) : undefined;
   const handlerChannel = held?.channel ?? channel;
   const ctx = core.context(request, handlerChannel, admitted.meta, round?.interaction);
   try {
-    // 5. The method (methods.ts): for the three that may ask, until it finishes or waits on nothing but unanswered questions (mrtr/replay.ts).
+    // …then the method (methods.ts): for the three that may ask, until it finishes or waits on nothing but unanswered questions (mrtr/replay.ts).
     const running = admitted.handler(request, ctx, handlerChannel);
     let result: Result;
     if (round) {
       const outcome = await round.interaction.settle(running);
       if (outcome === STUCK) ctx.end('The round ended waiting for input');
-      // 6. Seal or finish: unanswered questions go out as input_required with fresh state…
+      // conclude: seal or finish — unanswered questions go out as input_required with fresh state…
       const concluding = core.rounds.conclude(round, outcome);
       result = concluding instanceof Promise ? await concluding : concluding;
     } else {
