@@ -7,7 +7,7 @@
 // adapter, as a user serves it), called with fetch from this process (fetch's own code is not under
 // dist/src, so it is not counted). Per round it prints the files and the functions entered (a function
 // counts once however often it ran), the calls in all, how often the tool was looked up by its name
-// (Map get/has with the tool's name as key, whichever registry does it) and how often a request header
+// (Map get/has with the tool's name as key, on the maps the tool was put in when registered) and how often a request header
 // was read (calls of transport/http/node-request.js's headerOf, the one place node:http headers are read).
 
 import { Session } from 'node:inspector/promises';
@@ -17,13 +17,33 @@ const { values } = parseArgs({ options: { warmup: { type: 'string', default: '20
 const { McpServer, ask, generateStateKey } = await import('../dist/src/index.js');
 const { serveHttp } = await import('../dist/src/node.js');
 
+// Lookups of the tool by its name in the registry that holds it: the maps the tool was put in when it was
+// registered (not the caches that meet its name later, such as the sealer's field cache).
 const TOOL = 'confirm';
+const registries = new WeakSet();
+let registering = true;
+let lookups = 0;
+let counting = false;
+const originalSet = Map.prototype.set;
+Map.prototype.set = function (key, value) {
+  if (registering && key === TOOL) registries.add(this);
+  return originalSet.call(this, key, value);
+};
+for (const name of ['get', 'has']) {
+  const original = Map.prototype[name];
+  Map.prototype[name] = function (key) {
+    if (counting && key === TOOL && registries.has(this)) lookups++;
+    return original.call(this, key);
+  };
+}
+
 const server = new McpServer({ name: 'trace', version: '1.0.0' }, { state: { keys: generateStateKey() } });
 const approval = { type: 'object', properties: { approve: { type: 'boolean' } }, required: ['approve'] };
 server.tool(TOOL, { description: 'Asks once', input: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] } }, async ({ item }, ctx) => {
   const answer = await ctx.ask(ask.form(`Approve ${item}?`, approval, { key: 'approval' }));
   return answer.action === 'accept' && answer.content.approve ? `approved ${item}` : `declined ${item}`;
 });
+registering = false;
 const running = await serveHttp(server, { port: 0 });
 
 const envelope = {
@@ -52,17 +72,6 @@ async function retry(asked) {
 }
 // The server's work after the reply (ctx.finish, the observer) is done by the next turns of the loop.
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
-
-// Lookups of the tool by its name, in whatever map holds it.
-let lookups = 0;
-let counting = false;
-for (const name of ['get', 'has']) {
-  const original = Map.prototype[name];
-  Map.prototype[name] = function (key) {
-    if (counting && key === TOOL) lookups++;
-    return original.call(this, key);
-  };
-}
 
 const session = new Session();
 session.connect();
