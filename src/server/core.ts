@@ -19,7 +19,9 @@ import { MemoryChangeBus, type ChangeBus, type ChangeList } from '../stores/chan
 import type { ServerContext } from './context.js';
 import { contextClass, type ContextClass } from './context-class.js';
 import type { ContextMember, ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from './extension.js';
+import type { GateLookups } from './gates.js';
 import { inputRoundsFor } from './input-state.js';
+import type { Operation } from './operation.js';
 import { operationScopes, type ScopeSources } from './operation-scopes.js';
 import { coreMethodOffered, coreMethods } from './methods.js';
 import { cacheHints, stderrLogger, type CacheableList, type ServerLogger, type ServerOptions } from './options.js';
@@ -30,9 +32,9 @@ import type { RequestMeta } from './request-meta.js';
 import { ResourceRegistry, type ResourceDefinition, type ResourceHandler } from './resources.js';
 import { clientError } from './results.js';
 import { SubscriptionHub } from './subscriptions.js';
-import { ToolRegistry, type HiddenTools, type TakeHandOff, type ToolDefinition } from './tools.js';
+import { ToolRegistry, type HiddenTools, type RegisteredTool, type TakeHandOff, type ToolDefinition } from './tools.js';
 
-export class ServerCore implements ServerHost {
+export class ServerCore implements ServerHost, GateLookups {
   readonly info: Implementation;
   readonly instructions: string | undefined;
   readonly logger: ServerLogger;
@@ -119,10 +121,10 @@ export class ServerCore implements ServerHost {
     return this.inputRounds;
   }
 
-  /** The kinds of question the handler of this request declared it may ask (`asks`), if it did. */
-  asksOf(request: JsonRpcRequest): AskKind[] | undefined {
+  /** The kinds of question the handler of this operation declared it may ask (`asks`), if it did. */
+  asksOf({ request, tool }: Operation): AskKind[] | undefined {
     const params = request.params ?? {};
-    if (request.method === Method.ToolsCall) return this.tools.definition(params.name)?.asks;
+    if (request.method === Method.ToolsCall) return tool?.definition.asks;
     if (request.method === Method.PromptsGet) return this.prompts.asksOf(params.name);
     if (request.method === Method.ResourcesRead) return this.resources.asksOf(params.uri);
     return undefined;
@@ -133,10 +135,9 @@ export class ServerCore implements ServerHost {
     return operationScopes(request, this.scopeSources);
   }
 
-  /** Whether a retry of this request must redeem its state once: for every flow, or for the tool that asks it. */
-  singleUse(request: JsonRpcRequest): boolean {
-    if (this.options.state?.singleUse) return true;
-    return request.method === Method.ToolsCall && this.tools.definition(request.params?.name)?.singleUseState === true;
+  /** Whether a retry of this operation must redeem its state once: for every flow, or for the tool that asks it. */
+  singleUse(operation: Operation): boolean {
+    return this.options.state?.singleUse === true || operation.tool?.definition.singleUseState === true;
   }
 
   /* ---------------- what is offered ---------------- */
@@ -170,6 +171,11 @@ export class ServerCore implements ServerHost {
     const owner = this.methodOwners.get(name);
     const offered = owner ? (owner.offersMethods?.(this.capabilities()) ?? true) : coreMethodOffered(name, this.capabilities());
     return offered ? handler : undefined;
+  }
+
+  /** The registered tool of this name (the gates look it up once per request: operation.ts). */
+  tool(name: unknown): RegisteredTool | undefined {
+    return this.tools.resolve(name);
   }
 
   offers(method: string): boolean {
@@ -209,9 +215,10 @@ export class ServerCore implements ServerHost {
   /* ---------------- running methods ---------------- */
 
   /** The gates step of the request path (after the gates): each extension may refuse what it governs. */
-  admit(request: JsonRpcRequest, meta: RequestMeta): void {
-    for (const extension of this.extensions) extension.admit?.(request, meta);
+  admit(operation: Operation): void {
+    for (const extension of this.extensions) extension.admit?.(operation);
   }
+
 
   context(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): ServerContext {
     return new this.Context(request, meta, channel, this.loggingEnabled, interaction);
@@ -220,10 +227,11 @@ export class ServerCore implements ServerHost {
   async invoke(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): Promise<Result> {
     const handler = this.method(request.method);
     if (!handler) throw McpError.methodNotFound(request.method);
-    this.admit(request, meta);
+    const operation: Operation = { request, meta, tool: request.method === Method.ToolsCall ? this.tool(request.params?.name) : undefined };
+    this.admit(operation);
     const ctx = this.context(request, channel, meta, interaction);
     try {
-      return await handler(request, ctx, channel);
+      return await handler(request, ctx, channel, operation);
     } finally {
       ctx.finish();
     }

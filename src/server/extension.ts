@@ -16,12 +16,13 @@ import type { SchemaInput } from '../schema/resolve.js';
 import type { ChangeBus } from '../stores/change-bus.js';
 import type { RequestContext, ServerContext } from './context.js';
 import type { ServerLogger } from './options.js';
+import type { Operation } from './operation.js';
 import type { RequestMeta } from './request-meta.js';
 import type { ResourceDefinition, ResourceHandler } from './resources.js';
 import type { ToolCall, ToolDefinition, ToolHandOff } from './tools.js';
 
-/** Answers one method: its result (whatever its resultType), or throws an McpError. */
-export type MethodHandler<R extends Result = Result> = (request: JsonRpcRequest, ctx: ServerContext, channel: RequestChannel) => Promise<R>;
+/** Answers one method: its result (whatever its resultType), or throws an McpError. `operation` is the request as admitted, its target resolved. */
+export type MethodHandler<R extends Result = Result> = (request: JsonRpcRequest, ctx: ServerContext, channel: RequestChannel, operation: Operation) => Promise<R>;
 
 /** A member an extension adds to every handler context (`this` is the context). */
 export type ContextMember = (this: RequestContext, ...args: never[]) => unknown;
@@ -43,7 +44,7 @@ export interface ServerExtension {
   /** The era step: before the 2026-07-28 gates, answers a request of another era itself, or returns undefined to go on. */
   route?(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> | undefined;
   /** The gates step, admission: after the gates and before any state is opened, refuses what it governs (throws McpError). */
-  admit?(request: JsonRpcRequest, meta: RequestMeta): void;
+  admit?(operation: Operation): void;
   /** The run step, hand-off: a tool returned a hand-off that names this extension; its result is the tool's. */
   takeHandOff?(handOff: ToolHandOff, call: ToolCall): Promise<ResultByMethod['tools/call']>;
   /**

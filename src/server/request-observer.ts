@@ -59,8 +59,10 @@ export interface RequestObservation {
   observe(answer: () => Promise<Reply>): Promise<Reply>;
   /** Another era took the request (the era step). */
   routed(): void;
-  /** The round was opened (the open step): the next state it seals links back to this request's span. */
+  /** The round was opened (the open step): the log and span report its flow. */
   opened(round: Round): void;
+  /** What the state this request seals carries to link the next round's span to this one (undefined: no link, nothing traced). */
+  readonly link: string | undefined;
   /** The request failed with `error` (before or after its handler ran). */
   failed(error: unknown): void;
 }
@@ -98,7 +100,10 @@ class Observation implements RequestObservation {
 
   opened(round: Round): void {
     this.round = round;
-    round.link = this.span?.linkToken;
+  }
+
+  get link(): string | undefined {
+    return this.span?.linkToken;
   }
 
   failed(error: unknown): void {
@@ -187,4 +192,5 @@ const UNOBSERVED: RequestObservation = {
   routed: () => undefined,
   opened: () => undefined,
   failed: () => undefined,
+  link: undefined,
 };

@@ -48,14 +48,14 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
   let round: Round | undefined;
   try {
     // gates: gates.ts, then each extension's admission (e.g. a task-only tool without the Tasks extension: -32021).
-    admitted = passGates(request, channel, { method: (name) => core.method(name), headerParams: (tool) => core.tools.headerParams(tool) });
-    core.admit(request, admitted.meta);
+    admitted = passGates(request, channel, core);
+    core.admit(admitted);
     // open: for the three methods that may ask: open the retry before any handler code runs
     //    (inputResponses, requestState sealed and bound to this caller and request, single use; nothing runs for
     //    a caller that went away meanwhile) (mrtr/input-rounds.ts).
     if (INPUT_REQUIRED_METHODS.has(request.method)) {
       // Only a request that came over HTTP (it has headers) may see its retry go to another instance.
-      const opening = core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(request), channel.header !== undefined, channel);
+      const opening = core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(admitted), channel.header !== undefined, channel);
       round = opening instanceof Promise ? await opening : opening;
       observed.opened(round);
       // A replay of a round that ran a ctx.once step gets the answer that round gave, without running it again.
@@ -68,19 +68,19 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
 
   // run: the handler's context, with the interaction it asks through already in it (context.ts). A handler that
   //    declared it may ask what this request did not declare gets its notifications held (held-notifications.ts).
-  const asks = core.asksOf(request);
+  const asks = core.asksOf(admitted);
   const held = asks && channel.canNotify && missingForKinds(asks, admitted.meta.clientCapabilities).length > 0 ? holdNotifications(channel) : undefined;
   const handlerChannel = held?.channel ?? channel;
   const ctx = core.context(request, handlerChannel, admitted.meta, round?.interaction);
   try {
     // …then the method (methods.ts): for the three that may ask, until it finishes or waits on nothing but unanswered questions (mrtr/replay.ts).
-    const running = admitted.handler(request, ctx, handlerChannel);
+    const running = admitted.handler(request, ctx, handlerChannel, admitted);
     let result: Result;
     if (round) {
       const outcome = await round.interaction.settle(running);
       if (outcome === STUCK) ctx.end('The round ended waiting for input');
       // conclude: seal or finish — unanswered questions go out as input_required with fresh state…
-      const concluding = core.rounds.conclude(round, outcome);
+      const concluding = core.rounds.conclude(round, outcome, observed.link);
       result = concluding instanceof Promise ? await concluding : concluding;
     } else {
       result = await running;

@@ -35,6 +35,8 @@ export type ShapeToolResult = (value: unknown) => Promise<CallToolResult | Input
 /** The tool call a hand-off came from. */
 export interface ToolCall {
   readonly name: string;
+  /** The tool's definition as registered (an extension reads its own fields of it). */
+  readonly definition: ToolDefinition<SchemaInput | undefined>;
   /** The arguments as the client sent them. */
   readonly arguments: Readonly<Record<string, unknown>>;
   readonly ctx: RequestContext;
@@ -79,15 +81,16 @@ export interface ToolDefinition<S extends SchemaInput | undefined = undefined> {
   scopes?: readonly string[];
 }
 
-interface RegisteredTool {
+/** A tool as the registry holds it, what a request's operation carries (operation.ts). */
+export interface RegisteredTool {
   /** As registered (extensions read their own fields of it). */
-  definition: ToolDefinition<SchemaInput | undefined>;
-  descriptor: Tool;
-  input: ResolvedSchema | undefined;
-  output: ResolvedSchema | undefined;
-  headerParams: HeaderParam[];
-  singleUseState: boolean;
-  handler: (args: unknown, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
+  readonly definition: ToolDefinition<SchemaInput | undefined>;
+  readonly descriptor: Tool;
+  readonly input: ResolvedSchema | undefined;
+  readonly output: ResolvedSchema | undefined;
+  /** The `x-mcp-header` mirrors of its arguments, for HTTP header validation. */
+  readonly headerParams: readonly HeaderParam[];
+  readonly handler: (args: unknown, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
 }
 
 const NO_ARGUMENTS: JsonSchemaObject = { type: 'object', additionalProperties: false };
@@ -136,7 +139,6 @@ export class ToolRegistry {
       input,
       output,
       headerParams,
-      singleUseState: definition.singleUseState ?? false,
       handler: handler as RegisteredTool['handler'],
     });
     this.changed();
@@ -158,9 +160,9 @@ export class ToolRegistry {
     return page.nextCursor === undefined ? { tools: page.items } : { tools: page.items, nextCursor: page.nextCursor };
   }
 
-  /** The `x-mcp-header` mirrors of a tool, for HTTP header validation. */
-  headerParams(name: string): readonly HeaderParam[] | undefined {
-    return this.tools.get(name)?.headerParams;
+  /** A tool as registered, or undefined: looked up once per request, by the gates (operation.ts). */
+  resolve(name: unknown): RegisteredTool | undefined {
+    return typeof name === 'string' ? this.tools.get(name) : undefined;
   }
 
   /** A tool's definition as registered, or undefined. */
@@ -178,19 +180,13 @@ export class ToolRegistry {
     for (const tool of this.tools.values()) yield tool.definition;
   }
 
-  singleUse(name: unknown): boolean {
-    return typeof name === 'string' && (this.tools.get(name)?.singleUseState ?? false);
-  }
-
-  has(name: string): boolean {
-    return this.tools.has(name);
-  }
-
-  /** Calls a tool (one `hidden` leaves out is unknown). A hand-off the handler returns goes to `takeHandOff`, with how to shape what it produces. */
-  async call(params: Record<string, unknown>, ctx: RequestContext, takeHandOff: TakeHandOff, hidden?: HiddenTools): Promise<ResultByMethod['tools/call']> {
+  /**
+   * Calls a tool (one `hidden` leaves out is unknown): `tool` is the one the gates resolved from `params.name`.
+   * A hand-off the handler returns goes to `takeHandOff`, with how to shape what it produces.
+   */
+  async call(params: Record<string, unknown>, tool: RegisteredTool | undefined, ctx: RequestContext, takeHandOff: TakeHandOff, hidden?: HiddenTools): Promise<ResultByMethod['tools/call']> {
     const name = params.name;
     if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
-    const tool = this.tools.get(name);
     if (!tool || hidden?.(tool.definition)) throw McpError.invalidParams(`Unknown tool: ${name}`);
     const rawArgs = params.arguments ?? {};
     if (!isObject(rawArgs)) throw McpError.invalidParams('Invalid params: arguments must be an object');
@@ -205,7 +201,7 @@ export class ToolRegistry {
     }
     const running = tool.handler(args, ctx);
     const returned: unknown = isThenable(running) ? await running : running;
-    if (isHandOff(returned)) return takeHandOff(returned, { name, arguments: rawArgs, ctx, shape: async (value) => this.shapeResult(name, tool, value, false) });
+    if (isHandOff(returned)) return takeHandOff(returned, { name, definition: tool.definition, arguments: rawArgs, ctx, shape: async (value) => this.shapeResult(name, tool, value, false) });
     return this.shapeResult(name, tool, returned, true);
   }
 
