@@ -8,8 +8,8 @@
 
 import type { Interaction } from '../mrtr/interaction.js';
 import type { McpError } from '../protocol/errors.js';
-import type { EventLog, PeerMessageContext, Reply, RequestChannel, StreamSink, StreamStatus } from '../protocol/channel.js';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
+import type { Reply, RequestChannel, SessionPeer } from '../protocol/channel.js';
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
 import type { ClientCapabilities, Implementation, Result, ServerCapabilities } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/resolve.js';
@@ -54,11 +54,8 @@ export interface ServerExtension {
    */
   hidesTool?(definition: ToolDefinition<SchemaInput | undefined>, client: ClientCapabilities): boolean;
 
-  /** Messages that are not requests, and HTTP GET and DELETE (2025-11-25 sessions). Each returns the HTTP status. */
-  handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;
-  handleNotification?(notification: JsonRpcNotification, context: PeerMessageContext): number | Promise<number>;
-  openStream?(header: (name: string) => string | undefined, open: (log?: EventLog) => StreamSink, principal?: string): StreamStatus | Promise<StreamStatus>;
-  endSession?(header: (name: string) => string | undefined, principal?: string): number | Promise<number>;
+  /** Messages that are not requests, and HTTP GET and DELETE, of the sessions it serves (the 2025-11-25 era); at most one extension has one. */
+  readonly sessionPeer?: SessionPeer;
 
   /** The server is shutting down. */
   close?(): void;
