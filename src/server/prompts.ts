@@ -7,7 +7,7 @@ import { McpError } from '../protocol/errors.js';
 import type { GetPromptResult, Icon, InputRequiredResult, JsonValue, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
 import type { Completer } from './completion.js';
 import type { RequestContext } from './context.js';
-import { paginate } from './pagination.js';
+import { Catalog } from './catalog.js';
 import { isStandardSchema, resolveSchema, type ResolvedSchema } from '../schema/resolve.js';
 
 /** Arguments: a list of string arguments, or a Standard Schema of an object whose values are strings. */
@@ -58,10 +58,11 @@ function argumentsFromSchema(jsonSchema: Record<string, unknown>): PromptArgumen
 }
 
 export class PromptRegistry {
-  private readonly prompts = new Map<string, RegisteredPrompt>();
-  private listCache: Prompt[] | undefined;
+  private readonly prompts: Catalog<RegisteredPrompt, Prompt>;
 
-  constructor(private readonly onChange: () => void) {}
+  constructor(onChange: () => void) {
+    this.prompts = new Catalog('prompts', (p) => p.name, onChange);
+  }
 
   get size(): number {
     return this.prompts.size;
@@ -82,7 +83,7 @@ export class PromptRegistry {
     if (definition.icons !== undefined) descriptor.icons = definition.icons;
     if (definition._meta !== undefined) descriptor._meta = definition._meta;
     if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Prompt "${name}"`);
-    this.prompts.set(name, {
+    return this.prompts.add(name, {
       descriptor,
       scopes: definition.scopes,
       schema,
@@ -90,20 +91,10 @@ export class PromptRegistry {
       asks: definition.asks,
       handler: handler as RegisteredPrompt['handler'],
     });
-    this.changed();
-    return () => {
-      if (this.prompts.delete(name)) this.changed();
-    };
-  }
-
-  private changed(): void {
-    this.listCache = undefined;
-    this.onChange();
   }
 
   list(cursor: unknown, pageSize: number): { prompts: Prompt[]; nextCursor?: string } {
-    this.listCache ??= [...this.prompts.values()].map((p) => p.descriptor);
-    const page = paginate('prompts', this.listCache, (p) => p.name, cursor, pageSize);
+    const page = this.prompts.page(cursor, pageSize);
     return page.nextCursor === undefined ? { prompts: page.items } : { prompts: page.items, nextCursor: page.nextCursor };
   }
 

@@ -18,7 +18,7 @@ import type {
 } from '../protocol/types.js';
 import type { RequestContext } from './context.js';
 import type { Completer } from './completion.js';
-import { paginate } from './pagination.js';
+import { Catalog } from './catalog.js';
 
 /** What a read handler may return; strings become text and bytes become a base64 blob. */
 export type ResourceReturn = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult | InputRequiredResult;
@@ -129,13 +129,17 @@ function toContents(uri: string, mimeType: string | undefined, returned: Resourc
 }
 
 export class ResourceRegistry {
-  private readonly resources = new Map<string, StaticEntry>();
-  private readonly templates = new Map<string, TemplateEntry>();
+  private readonly resources: Catalog<StaticEntry, Resource>;
+  private readonly templates: Catalog<TemplateEntry, ResourceTemplate>;
   private router: Router<TemplateEntry> | undefined;
-  private resourceList: Resource[] | undefined;
-  private templateList: ResourceTemplate[] | undefined;
 
-  constructor(private readonly onChange: () => void) {}
+  constructor(onChange: () => void) {
+    this.resources = new Catalog('resources', (r) => r.uri, onChange);
+    this.templates = new Catalog('templates', (t) => t.uriTemplate, () => {
+      this.router = undefined;
+      onChange();
+    });
+  }
 
   get size(): number {
     return this.resources.size + this.templates.size;
@@ -148,11 +152,7 @@ export class ResourceRegistry {
     }
     if (this.resources.has(uri)) throw new TypeError(`Resource "${uri}" is already registered`);
     if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Resource "${uri}"`);
-    this.resources.set(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, scopes: definition.scopes, cache: definition.cache, asks: definition.asks, handler });
-    this.changed();
-    return () => {
-      if (this.resources.delete(uri)) this.changed();
-    };
+    return this.resources.add(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, scopes: definition.scopes, cache: definition.cache, asks: definition.asks, handler });
   }
 
   addTemplate(definition: ResourceTemplateDefinition, handler: TemplateHandler): () => void {
@@ -172,29 +172,16 @@ export class ResourceRegistry {
     } catch (error) {
       throw new TypeError(`Resource template "${template}" is not a valid RFC 6570 template (${(error as Error).message})`);
     }
-    this.templates.set(template, entry);
-    this.changed();
-    return () => {
-      if (this.templates.delete(template)) this.changed();
-    };
-  }
-
-  private changed(): void {
-    this.router = undefined;
-    this.resourceList = undefined;
-    this.templateList = undefined;
-    this.onChange();
+    return this.templates.add(template, entry);
   }
 
   list(cursor: unknown, pageSize: number): { resources: Resource[]; nextCursor?: string } {
-    this.resourceList ??= [...this.resources.values()].map((r) => r.descriptor);
-    const page = paginate('resources', this.resourceList, (r) => r.uri, cursor, pageSize);
+    const page = this.resources.page(cursor, pageSize);
     return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
   }
 
   listTemplates(cursor: unknown, pageSize: number): { resourceTemplates: ResourceTemplate[]; nextCursor?: string } {
-    this.templateList ??= [...this.templates.values()].map((t) => t.descriptor);
-    const page = paginate('templates', this.templateList, (t) => t.uriTemplate, cursor, pageSize);
+    const page = this.templates.page(cursor, pageSize);
     return page.nextCursor === undefined
       ? { resourceTemplates: page.items }
       : { resourceTemplates: page.items, nextCursor: page.nextCursor };

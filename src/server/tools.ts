@@ -10,7 +10,7 @@ import type { ResultByMethod } from '../protocol/method-types.js';
 import type { CallToolResult, Icon, InputRequiredResult, JsonValue, Tool, ToolAnnotations } from '../protocol/types.js';
 import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput, type Validation } from '../schema/resolve.js';
 import type { RequestContext } from './context.js';
-import { paginate } from './pagination.js';
+import { Catalog } from './catalog.js';
 
 /** The arguments a handler receives: the schema's output type, or a plain object for raw JSON Schema. */
 export type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, unknown>;
@@ -102,10 +102,11 @@ export function toolError(message: string): CallToolResult {
 }
 
 export class ToolRegistry {
-  private readonly tools = new Map<string, RegisteredTool>();
-  private listCache: Tool[] | undefined;
+  private readonly tools: Catalog<RegisteredTool, Tool>;
 
-  constructor(private readonly onChange: () => void) {}
+  constructor(onChange: () => void) {
+    this.tools = new Catalog('tools', (t) => t.name, onChange);
+  }
 
   get size(): number {
     return this.tools.size;
@@ -133,30 +134,12 @@ export class ToolRegistry {
     if (definition.annotations !== undefined) descriptor.annotations = definition.annotations;
     if (definition._meta !== undefined) descriptor._meta = definition._meta;
 
-    this.tools.set(name, {
-      definition,
-      descriptor,
-      input,
-      output,
-      headerParams,
-      handler: handler as RegisteredTool['handler'],
-    });
-    this.changed();
-    return () => {
-      if (this.tools.delete(name)) this.changed();
-    };
-  }
-
-  private changed(): void {
-    this.listCache = undefined;
-    this.onChange();
+    return this.tools.add(name, { definition, descriptor, input, output, headerParams, handler: handler as RegisteredTool['handler'] });
   }
 
   /** Tools in registration order, which is deterministic for a given server program; without those `hidden` leaves out. */
   list(cursor: unknown, pageSize: number, hidden?: HiddenTools): { tools: Tool[]; nextCursor?: string } {
-    this.listCache ??= [...this.tools.values()].map((t) => t.descriptor);
-    const tools = hidden ? [...this.tools.values()].filter((t) => !hidden(t.definition)).map((t) => t.descriptor) : this.listCache;
-    const page = paginate('tools', tools, (t) => t.name, cursor, pageSize);
+    const page = this.tools.page(cursor, pageSize, hidden && ((t) => !hidden(t.definition)));
     return page.nextCursor === undefined ? { tools: page.items } : { tools: page.items, nextCursor: page.nextCursor };
   }
 
