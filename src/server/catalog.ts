@@ -9,6 +9,8 @@ import { paginate, type Page } from './pagination.js';
 
 export class Catalog<E extends { readonly descriptor: D }, D> {
   private readonly entries = new Map<string, E>();
+  /** The entries by key, in registration order (read directly: a lookup is on every request's path). */
+  readonly byKey: ReadonlyMap<string, E> = this.entries;
   private descriptors: D[] | undefined;
 
   constructor(
@@ -20,23 +22,7 @@ export class Catalog<E extends { readonly descriptor: D }, D> {
   ) {}
 
   get size(): number {
-    return this.entries.size;
-  }
-
-  has(key: string): boolean {
-    return this.entries.has(key);
-  }
-
-  get(key: string): E | undefined {
-    return this.entries.get(key);
-  }
-
-  values(): IterableIterator<E> {
-    return this.entries.values();
-  }
-
-  [Symbol.iterator](): IterableIterator<[string, E]> {
-    return this.entries.entries();
+    return this.byKey.size;
   }
 
   /** Adds `entry` under `key` (the registry checked it is free); returns what removes it again. */
@@ -50,7 +36,7 @@ export class Catalog<E extends { readonly descriptor: D }, D> {
 
   /** One page of the descriptors in registration order: of every entry, or of those `shown` keeps. */
   page(cursor: unknown, pageSize: number, shown?: (entry: E) => boolean): Page<D> {
-    const all = shown ? [...this.entries.values()].filter(shown).map((e) => e.descriptor) : (this.descriptors ??= [...this.entries.values()].map((e) => e.descriptor));
+    const all = shown ? [...this.byKey.values()].filter(shown).map((e) => e.descriptor) : (this.descriptors ??= [...this.byKey.values()].map((e) => e.descriptor));
     return paginate(this.list, all, this.keyOf, cursor, pageSize);
   }
 

@@ -69,7 +69,7 @@ export class PromptRegistry {
   }
 
   add<A extends PromptArguments | undefined>(name: string, definition: PromptDefinition<A>, handler: PromptHandler<A>): () => void {
-    if (this.prompts.has(name)) throw new TypeError(`Prompt "${name}" is already registered`);
+    if (this.prompts.byKey.has(name)) throw new TypeError(`Prompt "${name}" is already registered`);
     const descriptor: Prompt = { name };
     if (definition.title !== undefined) descriptor.title = definition.title;
     if (definition.description !== undefined) descriptor.description = definition.description;
@@ -100,24 +100,24 @@ export class PromptRegistry {
 
   /** The scopes getting a prompt needs. */
   scopes(name: unknown): readonly string[] | undefined {
-    return typeof name === 'string' ? this.prompts.get(name)?.scopes : undefined;
+    return typeof name === 'string' ? this.prompts.byKey.get(name)?.scopes : undefined;
   }
 
   completer(name: string, argument: string): Completer | undefined | null {
-    const prompt = this.prompts.get(name);
+    const prompt = this.prompts.byKey.get(name);
     if (!prompt) return null;
     return prompt.complete?.[argument];
   }
 
   /** The kinds of question a prompt may ask, as registered. */
   asksOf(name: unknown): AskKind[] | undefined {
-    return typeof name === 'string' ? this.prompts.get(name)?.asks : undefined;
+    return typeof name === 'string' ? this.prompts.byKey.get(name)?.asks : undefined;
   }
 
   async get(params: Record<string, unknown>, ctx: RequestContext): Promise<GetPromptResult | InputRequiredResult> {
     const name = params.name;
     if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
-    const prompt = this.prompts.get(name);
+    const prompt = this.prompts.byKey.get(name);
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
     const raw = params.arguments ?? {};
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

@@ -18,28 +18,21 @@ import type { Round } from '../mrtr/input-rounds.js';
 import type { ServerCore } from './core.js';
 import { passGates } from './gates.js';
 import { holdNotifications } from './held-notifications.js';
-import type { RequestObservation } from './request-observer.js';
+import type { PathRecord } from './request-observer.js';
 import { finishResult } from './results.js';
 
 export function answerRequest(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> {
-  // Observation (not a step: it wraps them all): a span whose parent is the trace context in _meta, run as the current one, and the request log;
-  //    told what the steps below learn, reported once with the reply (request-observer.ts).
-  let observed: RequestObservation;
-  try {
-    observed = core.observer.begin(request, channel);
-  } catch (error) {
-    return Promise.reject(error); // a telemetry SDK that throws fails the request as it did when this was async
-  }
-  // Unobserved, the answer's own promise is the reply: no async layer of this function's own.
-  return observed.observe(() => answerObserved(core, request, channel, observed));
+  // Observation is not a step: it wraps them all (a span whose parent is the trace context in _meta, run as the
+  // current one, and the request log), and reports once with the reply what the steps wrote in `record`.
+  return core.observer.observe(request, channel, (record) => answerObserved(core, request, channel, record));
 }
 
-async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel, observed: RequestObservation): Promise<Reply> {
+async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel: RequestChannel, record: PathRecord): Promise<Reply> {
   // era: an extension may answer a request of another era itself (a 2025-11-25 session: legacy/era.ts).
   for (const extension of core.routes) {
     const reply = extension.route!(request, channel);
     if (reply) {
-      observed.routed();
+      record.era = 'legacy';
       return reply;
     }
   }
@@ -57,12 +50,12 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
       // Only a request that came over HTTP (it has headers) may see its retry go to another instance.
       const opening = core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(admitted), channel.header !== undefined, channel);
       round = opening instanceof Promise ? await opening : opening;
-      observed.opened(round);
+      record.round = round;
       // A replay of a round that ran a ctx.once step gets the answer that round gave, without running it again.
       if (round.replayed) return { message: resultResponse(request.id, finishResult(request.method, round.replayed, core.identity)) };
     }
   } catch (error) {
-    observed.failed(error);
+    record.error = error;
     return core.errorReply(request, error);
   }
 
@@ -80,7 +73,7 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
       const outcome = await round.interaction.settle(running);
       if (outcome === STUCK) ctx.end('The round ended waiting for input');
       // conclude: seal or finish — unanswered questions go out as input_required with fresh state…
-      const concluding = core.rounds.conclude(round, outcome, observed.link);
+      const concluding = core.rounds.conclude(round, outcome, record.link);
       result = concluding instanceof Promise ? await concluding : concluding;
     } else {
       result = await running;
@@ -93,7 +86,7 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
     // A -32021 must travel on HTTP 400, before any stream: what was held is dropped.
     if (error instanceof McpError && error.code === ErrorCode.MissingRequiredClientCapability) held?.drop();
     else held?.release();
-    observed.failed(error);
+    record.error = error;
     return core.errorReply(request, error);
   } finally {
     ctx.finish();

@@ -150,14 +150,14 @@ export class ResourceRegistry {
     if (typeof uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri)) {
       throw new TypeError(`Resource URI "${uri}" must be an absolute URI with a scheme`);
     }
-    if (this.resources.has(uri)) throw new TypeError(`Resource "${uri}" is already registered`);
+    if (this.resources.byKey.has(uri)) throw new TypeError(`Resource "${uri}" is already registered`);
     if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Resource "${uri}"`);
     return this.resources.add(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, scopes: definition.scopes, cache: definition.cache, asks: definition.asks, handler });
   }
 
   addTemplate(definition: ResourceTemplateDefinition, handler: TemplateHandler): () => void {
     const template = definition.uriTemplate;
-    if (this.templates.has(template)) throw new TypeError(`Resource template "${template}" is already registered`);
+    if (this.templates.byKey.has(template)) throw new TypeError(`Resource template "${template}" is already registered`);
     if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Resource template "${template}"`);
     const entry: TemplateEntry = {
       descriptor: pick(definition, TEMPLATE_FIELDS) as ResourceTemplate,
@@ -191,7 +191,7 @@ export class ResourceRegistry {
     if (this.templates.size === 0) return undefined;
     if (!this.router) {
       this.router = new Router<TemplateEntry>();
-      for (const [template, entry] of this.templates) this.router.addTemplate(template, {}, entry);
+      for (const [template, entry] of this.templates.byKey) this.router.addTemplate(template, {}, entry);
     }
     const match = this.router.resolveURI(uri);
     return match ? { entry: match.matchValue, variables: flattenVariables(match.params) } : undefined;
@@ -200,24 +200,24 @@ export class ResourceRegistry {
   /** The kinds of question the read of `uri` may ask, as registered. */
   asksOf(uri: unknown): AskKind[] | undefined {
     if (typeof uri !== 'string') return undefined;
-    return this.resources.get(uri)?.asks ?? this.matchTemplate(uri)?.entry.asks;
+    return this.resources.byKey.get(uri)?.asks ?? this.matchTemplate(uri)?.entry.asks;
   }
 
   /** The scopes reading `uri` needs: its resource's, else the matching template's. */
   scopesFor(uri: unknown): readonly string[] | undefined {
     if (typeof uri !== 'string') return undefined;
-    const entry = this.resources.get(uri);
+    const entry = this.resources.byKey.get(uri);
     return entry ? entry.scopes : this.matchTemplate(uri)?.entry.scopes;
   }
 
   /** The scopes of a template, by its text (for completions of its variables). */
   templateScopes(uriTemplate: unknown): readonly string[] | undefined {
-    return typeof uriTemplate === 'string' ? this.templates.get(uriTemplate)?.scopes : undefined;
+    return typeof uriTemplate === 'string' ? this.templates.byKey.get(uriTemplate)?.scopes : undefined;
   }
 
   /** The completer for a template variable, by the template text the client referenced. */
   templateCompleter(uriTemplate: string, variable: string): Completer | undefined | null {
-    const entry = this.templates.get(uriTemplate);
+    const entry = this.templates.byKey.get(uriTemplate);
     if (!entry) return null;
     return entry.complete?.[variable];
   }
@@ -225,7 +225,7 @@ export class ResourceRegistry {
   async read(params: Record<string, unknown>, ctx: RequestContext): Promise<ReadOutcome> {
     const uri = params.uri;
     if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: uri must be a string');
-    const exact = this.resources.get(uri);
+    const exact = this.resources.byKey.get(uri);
     let returned: ResourceReturn;
     let mimeType: string | undefined;
     let cache: Partial<CacheHints> | undefined;

@@ -116,7 +116,7 @@ export class ToolRegistry {
     if (!TOOL_NAME.test(name)) {
       throw new TypeError(`Tool name "${name}" must be 1-128 characters of A-Z, a-z, 0-9, "_", "-" and "."`);
     }
-    if (this.tools.has(name)) throw new TypeError(`Tool "${name}" is already registered`);
+    if (this.tools.byKey.has(name)) throw new TypeError(`Tool "${name}" is already registered`);
     const owner = `Tool "${name}"`;
     const input = definition.input === undefined ? undefined : resolveSchema(definition.input, 'input', owner);
     const inputSchema = input?.jsonSchema ?? NO_ARGUMENTS;
@@ -145,22 +145,22 @@ export class ToolRegistry {
 
   /** A tool as registered, or undefined: looked up once per request, by the gates (operation.ts). */
   resolve(name: unknown): RegisteredTool | undefined {
-    return typeof name === 'string' ? this.tools.get(name) : undefined;
+    return typeof name === 'string' ? this.tools.byKey.get(name) : undefined;
   }
 
   /** A tool's definition as registered, or undefined. */
   definition(name: unknown): ToolDefinition<SchemaInput | undefined> | undefined {
-    return typeof name === 'string' ? this.tools.get(name)?.definition : undefined;
+    return typeof name === 'string' ? this.tools.byKey.get(name)?.definition : undefined;
   }
 
   /** The scopes calling a tool needs (none for an unknown tool: that is -32602 later). */
   scopes(name: unknown): readonly string[] | undefined {
-    return typeof name === 'string' ? this.tools.get(name)?.definition.scopes : undefined;
+    return typeof name === 'string' ? this.tools.byKey.get(name)?.definition.scopes : undefined;
   }
 
   /** Every tool's definition, in registration order. */
   *definitions(): IterableIterator<ToolDefinition<SchemaInput | undefined>> {
-    for (const tool of this.tools.values()) yield tool.definition;
+    for (const tool of this.tools.byKey.values()) yield tool.definition;
   }
 
   /**
