@@ -8,7 +8,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root/conformance"
 
 # The CLI needs Node 22; the pinned `node` package provides it inside conformance/ only.
-if [ ! -x node_modules/.bin/conformance ] || [ ! -x node_modules/.bin/node ]; then
+# Installed again when the pin moved since the last install (a pull that raised it).
+pinned="$(node -p "require('./package.json').dependencies['@modelcontextprotocol/conformance']")"
+installed="$(node -p "try { require('./node_modules/@modelcontextprotocol/conformance/package.json').version } catch { '' }")"
+if [ ! -x node_modules/.bin/conformance ] || [ ! -x node_modules/.bin/node ] || [ "$installed" != "$pinned" ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi
 node22="$root/conformance/node_modules/.bin/node"

@@ -50,7 +50,7 @@ export type {
   JsonRpcErrorResponse,
   JsonRpcMessage,
 } from './protocol/jsonrpc.js';
-export type { RequestChannel, RequestHandler, Reply, Connection, PeerMessageContext, StreamSink, EventLog, StreamStatus } from './protocol/channel.js';
+export type { RequestChannel, RequestHandler, Reply, Connection, PeerMessageContext, StreamSink, EventLog, StreamStatus, SessionPeer } from './protocol/channel.js';
 
 export { ask, type Question, type QuestionOptions, type FormAnswer, type UrlAnswer, type AnswerOf, type QuestionKind } from './mrtr/questions.js';
 export type { QuestionMap, AnswersOf, ManualInputRequired } from './mrtr/interaction.js';

@@ -7,8 +7,8 @@
  */
 
 import { legacyEra, type LegacyOptions } from './legacy/era.js';
-import type { EventLog, PeerMessageContext, Reply, RequestChannel, RequestHandler, StreamSink, StreamStatus } from './protocol/channel.js';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from './protocol/jsonrpc.js';
+import type { Reply, RequestChannel, RequestHandler, SessionPeer } from './protocol/channel.js';
+import type { JsonRpcRequest } from './protocol/jsonrpc.js';
 import type { Implementation, JsonValue, ServerCapabilities } from './protocol/types.js';
 import type { SchemaInput } from './schema/resolve.js';
 import { ServerCore } from './server/core.js';
@@ -38,11 +38,8 @@ export class McpServer implements RequestHandler {
   readonly info: Implementation;
   private readonly core: ServerCore;
 
-  /** Only when the 2025-11-25 era is on: the transports answer these with 405 otherwise. */
-  readonly handleResponse?: (response: JsonRpcResponse, context: PeerMessageContext) => Promise<number>;
-  readonly handleNotification?: (notification: JsonRpcNotification, context: PeerMessageContext) => Promise<number>;
-  readonly openStream?: (header: (name: string) => string | undefined, open: (log?: EventLog) => StreamSink, principal?: string) => Promise<StreamStatus>;
-  readonly endSession?: (header: (name: string) => string | undefined, principal?: string) => Promise<number>;
+  /** Only when the 2025-11-25 era is on: its sessions' client messages, GET streams and DELETE. */
+  readonly sessionPeer?: SessionPeer;
 
   constructor(info: Implementation, options: McpServerOptions = {}) {
     this.info = info;
@@ -65,13 +62,9 @@ export class McpServer implements RequestHandler {
       ...(stores.redemptions ? { state: { ...options.state, redemptions: stores.redemptions } } : {}),
     };
     this.core = new ServerCore(info, core, extensions);
-    const peer = this.core.extensions.find((e) => e.handleResponse || e.handleNotification || e.openStream || e.endSession);
-    if (peer) {
-      this.handleResponse = async (response, context) => (await peer.handleResponse?.(response, context)) ?? 400;
-      this.handleNotification = async (notification, context) => (await peer.handleNotification?.(notification, context)) ?? 202;
-      this.openStream = async (header, open, principal) => (await peer.openStream?.(header, open, principal)) ?? 405;
-      this.endSession = async (header, principal) => (await peer.endSession?.(header, principal)) ?? 405;
-    }
+    const peers = this.core.extensions.filter((e) => e.sessionPeer);
+    if (peers.length > 1) throw new TypeError(`Only one extension may serve sessions; ${peers.map((e) => e.name).join(' and ')} both do`);
+    this.sessionPeer = peers[0]?.sessionPeer;
   }
 
   /** Registers a tool. Returns a function that removes it again (listeners hear `tools/list_changed`). */

@@ -1,4 +1,4 @@
 /** `tessera-mcp/redis`: every shared store on one Redis (see src/stores/redis/index.ts); needs `@redis/client`. */
 
 export * from './stores/redis/index.js';
-export type { Listener } from './stores/redis/connection.js';
+export type { Listener, RedisCommandOptions } from './stores/redis/connection.js';

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { literalAccessors, literalAccessorsIn } from './architecture/literal-accessors.js';
-import { importCycles, importGraph, layerOf, layerViolations, packageViolations, referencesOutside, type ImportGraph, type PackageBoundary } from './architecture/import-graph.js';
+import { importCycles, importGraph, LAYER_RULES, layerOf, layerViolations, packageViolations, referencesOutside, type ImportGraph, type PackageBoundary } from './architecture/import-graph.js';
+import { documentedFiles } from './architecture/doc-files.js';
 
 const src = fileURLToPath(new URL('../src', import.meta.url));
 const cliSrc = fileURLToPath(new URL('../cli/src', import.meta.url));
@@ -50,6 +51,22 @@ describe('the layers of src/', () => {
 
   it('never reaches outside src/ (the CLI, tests and examples sit on top of the library)', () => {
     expect(referencesOutside(src)).toEqual([]);
+  });
+
+  it('gives every layer a rule', () => {
+    const ruled = new Set(LAYER_RULES.map((r) => r.layer));
+    expect([...new Set([...graph.keys()].map(layerOf))].filter((layer) => !ruled.has(layer)).sort()).toEqual([]);
+  });
+});
+
+describe('docs/architecture.md', () => {
+  const doc = readFileSync(new URL('../docs/architecture.md', import.meta.url), 'utf8');
+  const files = new Set(importGraph(src).keys());
+
+  it('lists every file under src/ with its concern, and no file that is not there', () => {
+    const { listed, unknown } = documentedFiles(doc, files);
+    expect([...files].filter((f) => !listed.has(f)).sort()).toEqual([]);
+    expect(unknown).toEqual([]);
   });
 });
 
@@ -117,6 +134,18 @@ describe('the checker', () => {
     const problems = layerViolations(graphOf({ [from]: [to], [to]: [] }));
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain(rule);
+  });
+
+  it('finds a file the doc leaves out, and a name that matches no file', () => {
+    const doc = ['## server/', '', '| File | Concern |', '| --- | --- |', '| `core.ts`, `gone.ts` | The core. |', '', '## Entry points (src/)', '', '| `index.ts` | The root. |'].join('\n');
+    const { listed, unknown } = documentedFiles(doc, new Set(['server/core.ts', 'server/tools.ts', 'index.ts']));
+    expect([...listed].sort()).toEqual(['index.ts', 'server/core.ts']);
+    expect(unknown).toEqual(['gone.ts (under server/)']);
+  });
+
+  it('finds a layer without a rule', () => {
+    const ruled = new Set(LAYER_RULES.map((r) => r.layer));
+    expect(ruled.has(layerOf('nowhere/file.ts'))).toBe(false);
   });
 
   it('tells the two halves of auth and of skills apart, and everything else by its first folder', () => {

@@ -17,7 +17,7 @@ const requests = (): Promise<typeof import('./request-commands.js')> => import('
 
 /** Each command's usage line(s), in the order help lists them. */
 const USAGE_LINES: Readonly<Record<string, string>> = {
-  serve: 'tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url> [--redis-prefix <prefix>]] [--log [format]] [--trace] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]',
+  serve: 'tessera serve <module> [--port <port> | --stdio] [--keys <keys>] [--redis <url> [--redis-prefix <prefix>] [--redis-cluster]] [--log [format]] [--trace] [--auth-issuer <url> [--auth-resource <url>] [--auth-scopes <scopes>]]',
   call: 'tessera call <url> <tool> [key=value…]      or   tessera call <tool> [key=value…] -- <command> [args…]',
   read: 'tessera read <url> <uri>                    or   tessera read <uri> -- <command> [args…]',
   prompt: 'tessera prompt <url> <name> [key=value…]    or   tessera prompt <name> [key=value…] -- <command> [args…]',
@@ -147,10 +147,22 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     .exitOverride()
     .addHelpText('after', `\n${USAGE}\n\n${TARGETS}\n\n${ARGUMENTS}\n\n${QUESTIONS}\n\n${SIGN_IN}\n\n${EXIT_CODES}`);
 
-  const noServerCommand = (name: string): void => {
-    if (serverCommand !== undefined) throw new UsageError(`tessera ${name} takes no command after "--"`);
-  };
+  addServeCommand(program, serverCommand, done);
+  addRequestCommands(program, serverCommand, done);
+  addLocalCommands(program, serverCommand, done);
 
+  // After an error in a command's line: that command's usage, not every command's.
+  for (const command of program.commands) command.showHelpAfterError(usageFor(command.name()));
+  return program;
+}
+
+/** A command that runs no server refuses one given after "--". */
+function noServerCommand(name: string, serverCommand: string[] | undefined): void {
+  if (serverCommand !== undefined) throw new UsageError(`tessera ${name} takes no command after "--"`);
+}
+
+/** `tessera serve`. */
+function addServeCommand(program: Command, serverCommand: string[] | undefined, done: (code: number) => void): void {
   program
     .command('serve')
     .description('serve the server a module exports, over HTTP (default) or stdio')
@@ -165,6 +177,7 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     .option('--auth-introspection-client <id>', 'check opaque tokens by introspection as this client (secret in $TESSERA_AUTH_CLIENT_SECRET)')
     .option('--redis <url>', 'every shared store (single-use states, tasks, 2025 sessions, changes) on this Redis, for several instances (default: $TESSERA_REDIS_URL)')
     .option('--redis-prefix <prefix>', 'the prefix of every Redis key and channel: one per application sharing a Redis (default: $TESSERA_REDIS_PREFIX, else "mcp:")')
+    .option('--redis-cluster', 'the --redis URL is a node of a Redis Cluster: the others are found from it (default: $TESSERA_REDIS_CLUSTER=1)')
     .option('--log [format]', 'one line per request on stderr: text (default), json, or wire (json with arguments, answers and results)')
     .option('--trace', 'print every JSON-RPC message received (→) and sent (←) on stderr (HTTP)')
     .addHelpText(
@@ -177,11 +190,14 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
         'Over --stdio there are no tokens: a stdio server takes credentials from its environment.',
     )
     .action(async (module: string, options: ServeOptions) => {
-      noServerCommand('serve');
+      noServerCommand('serve', serverCommand);
       const { runServe } = await import('./serve-command.js');
       done(await runServe(module, options));
     });
+}
 
+/** The commands that talk to a server: call, read, prompt, list, skills. */
+function addRequestCommands(program: Command, serverCommand: string[] | undefined, done: (code: number) => void): void {
   addRequestOptions(
     program
       .command('call')
@@ -251,13 +267,16 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     if (rest.length > 2) throw new UsageError('tessera skills <url> [name [file]]: a skill, then at most one file path');
     done(await (await requests()).runSkills(target, rest, connectOptions(options)));
   });
+}
 
+/** The commands that need no server: logout, keygen. */
+function addLocalCommands(program: Command, serverCommand: string[] | undefined, done: (code: number) => void): void {
   program
     .command('logout')
     .description('forget the stored sign-in (tokens and client registration) for a server')
     .argument('<url>', 'the server URL')
     .action(async (url: string) => {
-      noServerCommand('logout');
+      noServerCommand('logout', serverCommand);
       const { signOut } = await import('./sign-in.js');
       const known = await signOut(url);
       console.log(known ? `Signed out of ${url}.` : `No sign-in was stored for ${url}.`);
@@ -270,7 +289,7 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
     .argument('[id]', 'the key id (default: random)')
     .addHelpText('after', '\nGive every instance the same keys, sealing key first: TESSERA_STATE_KEYS="<new>,<old>".')
     .action((id: string | undefined) => {
-      noServerCommand('keygen');
+      noServerCommand('keygen', serverCommand);
       try {
         console.log(generateStateKey(id));
       } catch (error) {
@@ -278,8 +297,4 @@ export function buildProgram(serverCommand: string[] | undefined, done: (code: n
       }
       done(EXIT_OK);
     });
-
-  // After an error in a command's line: that command's usage, not every command's.
-  for (const command of program.commands) command.showHelpAfterError(usageFor(command.name()));
-  return program;
 }

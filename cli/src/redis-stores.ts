@@ -2,7 +2,9 @@
  * `tessera serve --redis <url>` (or TESSERA_REDIS_URL): every shared store of
  * the served server on that Redis, so several `tessera serve` processes
  * behind a load balancer take any request; `--redis-prefix` (or
- * TESSERA_REDIS_PREFIX) keeps one application's keys apart from another's. The Redis client is loaded only
+ * TESSERA_REDIS_PREFIX) keeps one application's keys apart from another's;
+ * `--redis-cluster` (or TESSERA_REDIS_CLUSTER=1) says the URL is a node of a
+ * Redis Cluster. The Redis client is loaded only
  * when asked for, so a plain `tessera serve` starts as fast as before.
  */
 
@@ -13,6 +15,8 @@ import { UsageError } from './errors.js';
 export const REDIS_URL_ENV = 'TESSERA_REDIS_URL';
 /** Where `serve` finds the key prefix when `--redis-prefix` is not given. */
 export const REDIS_PREFIX_ENV = 'TESSERA_REDIS_PREFIX';
+/** Set to 1 (or true) when `--redis-cluster` is not given: the URL is a node of a Redis Cluster. */
+export const REDIS_CLUSTER_ENV = 'TESSERA_REDIS_CLUSTER';
 
 export interface ServeStores {
   stores: SharedStores;
@@ -62,13 +66,24 @@ export function redisPrefix(given: string | undefined, url: string | undefined):
   return text;
 }
 
+/** Whether the URL is a node of a Redis Cluster: `--redis-cluster`, else the variable (1 or true; 0, false or empty: no). */
+export function redisCluster(given: boolean | undefined, url: string | undefined): boolean {
+  if (given === true && url === undefined) throw new UsageError(`--redis-cluster needs --redis <url> (or ${REDIS_URL_ENV})`);
+  if (given !== undefined) return given;
+  const text = (process.env[REDIS_CLUSTER_ENV] ?? '').trim().toLowerCase();
+  if (text === '' || text === '0' || text === 'false') return false;
+  if (text === '1' || text === 'true') return url !== undefined;
+  throw new UsageError(`${REDIS_CLUSTER_ENV} takes 1 or 0 (true or false), not ${JSON.stringify(process.env[REDIS_CLUSTER_ENV])}`);
+}
+
 /** Opens the stores (lazily: the first request that needs Redis connects, and an outage is a 503, not a failed start). */
-export async function openRedisStores(given: string | undefined, givenPrefix?: string): Promise<ServeStores | undefined> {
+export async function openRedisStores(given: string | undefined, givenPrefix?: string, givenCluster?: boolean): Promise<ServeStores | undefined> {
   const found = redisUrl(given);
   const prefix = redisPrefix(givenPrefix, found?.url);
+  const cluster = redisCluster(givenCluster, found?.url);
   if (!found) return undefined;
   const { redisStores } = await import('tessera-mcp/redis');
-  const stores = redisStores({ url: found.url, ...(prefix !== undefined ? { prefix } : {}) });
-  const shown = `${withoutPassword(found.url)}${prefix !== undefined ? `, key prefix ${prefix}` : ''}`;
+  const stores = redisStores({ url: found.url, ...(prefix !== undefined ? { prefix } : {}), ...(cluster ? { cluster } : {}) });
+  const shown = `${withoutPassword(found.url)}${cluster ? ' (a Redis Cluster)' : ''}${prefix !== undefined ? `, key prefix ${prefix}` : ''}`;
   return { stores, source: found.source, shown, close: () => stores.close() };
 }

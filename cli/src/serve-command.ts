@@ -48,6 +48,8 @@ export interface ServeOptions {
   redis?: string;
   /** The prefix of every Redis key and channel (default: $TESSERA_REDIS_PREFIX, else the library's `mcp:`). */
   redisPrefix?: string;
+  /** The Redis URL is a node of a Redis Cluster (default: $TESSERA_REDIS_CLUSTER). */
+  redisCluster?: boolean;
   /** Every JSON-RPC message received (→) and sent (←) on stderr (HTTP). */
   trace?: boolean;
 }
@@ -221,7 +223,7 @@ export async function runServe(specifier: string, options: ServeOptions): Promis
       throw new UsageError('--stdio is not authorized with tokens (the spec says a stdio server takes its credentials from the environment): the --auth-* options are for HTTP');
     }
   }
-  const shared = await openRedisStores(options.redis, options.redisPrefix);
+  const shared = await openRedisStores(options.redis, options.redisPrefix, options.redisCluster);
   const serverOptions: McpServerOptions = { ...(keys === undefined ? {} : { state: { keys } }), ...(shared ? { stores: shared.stores } : {}) };
   if (options.stdio) return serveOverStdio(specifier, serverOptions, logFormat(options.log), shared);
   return serveOverHttp(specifier, options, serverOptions, shared);

@@ -1,7 +1,7 @@
 /**
  * The 2025-11-25 era as an extension of the 2026-07-28 server: the same URL
  * and the same handlers serve both. It classifies every request before the
- * 2026 gates (point 1 of the request path):
+ * 2026 gates (the era step of the request path):
  *
  * - `Mcp-Session-Id` (HTTP) or a stdio connection that ran `initialize` → the
  *   session's 2025-era handling (an unknown session id is 404);
@@ -14,7 +14,7 @@
  * HTTP GET streams and DELETE, and list changes and resource updates for them.
  */
 
-import type { EventLog, PeerMessageContext, Reply, RequestChannel, StreamSink, StreamStatus } from '../protocol/channel.js';
+import type { EventLog, PeerMessageContext, Reply, RequestChannel, StreamSink, SessionPeer, StreamStatus } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../protocol/jsonrpc.js';
 import { LegacyMethod, Notification } from '../protocol/methods.js';
@@ -64,8 +64,10 @@ export function legacyEra(options: LegacyOptions = {}): ExtensionFactory {
   return (host) => new LegacyEra(host, options);
 }
 
-class LegacyEra implements ServerExtension {
+class LegacyEra implements ServerExtension, SessionPeer {
   readonly name = 'legacy';
+  /** The era is its own sessions' peer. */
+  readonly sessionPeer: SessionPeer = this;
   private readonly sessions: Sessions;
   private readonly live: LiveOptions;
   private readonly unsubscribe: () => void;

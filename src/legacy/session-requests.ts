@@ -6,7 +6,7 @@
  */
 
 import { isObject } from '../protocol/guards.js';
-import type { Reply, RequestChannel } from '../protocol/channel.js';
+import { ChannelView, type Reply, type RequestChannel } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { errorResponse, resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { LegacyMethod, Method } from '../protocol/methods.js';
@@ -35,7 +35,7 @@ export async function serveInSession(
   session.live.inFlight.set(request.id, cancel);
   if (channel.resumable) channel.resumable(new StreamLog(events, session.data.id, 'request', (message) => host.logger.warn(message)));
   const signal = channel.resumable ? cancel.signal : AbortSignal.any([channel.signal, cancel.signal]);
-  const sessionChannel: RequestChannel = { ...channel, signal, send: (m) => channel.send(m) };
+  const sessionChannel = new ChannelView(channel, signal);
   try {
     const result = await answer(request, sessionChannel, session, host, options);
     if (cancel.signal.aborted) return cancelled(request);

@@ -63,8 +63,6 @@ export interface Round {
   redeemed?: { id: string; expiresAt: number };
   /** The flow; a first round has none until it seals a state (one that needs no input never does). */
   flow?: Flow;
-  /** What the next state carries so that the next round's span can link to this one (set by the observer; opaque here). */
-  link?: string | undefined;
 }
 
 /** The one error a client gets for any state that fails; the reason goes to the server log (and metrics) only. */
@@ -203,7 +201,7 @@ export class InputRounds {
     if (store.generation && state.generation === undefined) return 'generation';
     if (await store.redeemOnce(state.id, state.expiresAt, state.generation)) return undefined;
     // Which it was, for the log: the store knows its generation again after a redemption that found another.
-    return store.generation && (await store.generation().catch(() => undefined)) !== state.generation ? 'generation' : 'redeemed';
+    return store.generation && (await store.generation(state.generation).catch(() => undefined)) !== state.generation ? 'generation' : 'redeemed';
   }
 
   /**
@@ -228,15 +226,18 @@ export class InputRounds {
     round.redeemed = { id: state.id, expiresAt: state.expiresAt };
   }
 
-  /** The result the round answers with (kept for a replay when the round redeemed its state). */
-  conclude(round: Round, outcome: Result | Stuck): Result | Promise<Result> {
+  /**
+   * The result the round answers with (kept for a replay when the round redeemed its state). `link` is what a
+   * state sealed now carries so that the next round's span can link to this one (from the observer; opaque here).
+   */
+  conclude(round: Round, outcome: Result | Stuck, link: string | undefined): Result | Promise<Result> {
     // A plain result of a round that kept nothing to replay is final as it is: no promise.
     if (outcome !== STUCK && !round.redeemed && !isInputRequiredResult(outcome)) return outcome;
-    return this.concludeAsync(round, outcome);
+    return this.concludeAsync(round, outcome, link);
   }
 
-  private async concludeAsync(round: Round, outcome: Result | Stuck): Promise<Result> {
-    const result = outcome === STUCK ? await this.askUnanswered(round) : isInputRequiredResult(outcome) ? await this.sealHandMade(round, outcome) : outcome;
+  private async concludeAsync(round: Round, outcome: Result | Stuck, link: string | undefined): Promise<Result> {
+    const result = outcome === STUCK ? await this.askUnanswered(round, link) : isInputRequiredResult(outcome) ? await this.sealHandMade(round, outcome, link) : outcome;
     if (round.redeemed) {
       // The answer goes out even when it cannot be kept: a replay is then refused, never run again.
       await this.options.redemptions.saveResult?.(round.redeemed.id, result, round.redeemed.expiresAt).catch((error: unknown) => {
@@ -247,19 +248,19 @@ export class InputRounds {
   }
 
   /** The handler is stuck on unanswered questions: send them, with the ledger sealed. */
-  private async askUnanswered(round: Round): Promise<InputRequiredResult> {
+  private async askUnanswered(round: Round, link: string | undefined): Promise<InputRequiredResult> {
     const inputRequests: Record<string, InputRequest> = {};
     const pending: Record<string, string> = {};
     for (const [key, question] of round.interaction.unanswered) {
       inputRequests[key] = question.request;
       pending[key] = question.digest;
     }
-    const requestState = await this.seal(round, round.interaction.nextLedger(round.interaction.state, pending));
+    const requestState = await this.seal(round, round.interaction.nextLedger(round.interaction.state, pending), link);
     return { resultType: 'input_required', inputRequests, requestState };
   }
 
   /** A handler returned an input-required result by hand: check what it asks, then seal what it keeps. */
-  private async sealHandMade(round: Round, result: Result): Promise<InputRequiredResult> {
+  private async sealHandMade(round: Round, result: Result, link: string | undefined): Promise<InputRequiredResult> {
     const requests = result.inputRequests;
     const checked: InputRequests = {};
     const pending: Record<string, string> = {};
@@ -277,7 +278,7 @@ export class InputRounds {
     }
     const marked = (result as { [AUTHOR_STATE]?: JsonValue })[AUTHOR_STATE];
     const authorState = marked !== undefined ? marked : typeof result.requestState === 'string' ? result.requestState : undefined;
-    const sealed = await this.seal(round, round.interaction.nextLedger(authorState, pending));
+    const sealed = await this.seal(round, round.interaction.nextLedger(authorState, pending), link);
     const out: InputRequiredResult = { resultType: 'input_required' };
     if (Object.keys(checked).length > 0) out.inputRequests = checked;
     out.requestState = sealed;
@@ -285,11 +286,11 @@ export class InputRounds {
     return out;
   }
 
-  private async seal(round: Round, ledger: Ledger): Promise<string> {
+  private async seal(round: Round, ledger: Ledger, link: string | undefined): Promise<string> {
     this.options.beforeSeal?.(round);
     // The flow starts with its first sealed state; every later state carries the same id.
     round.flow ??= { id: newFlowId(), round: 1 };
-    ledger.f = round.link === undefined ? [round.flow.id, round.flow.round] : [round.flow.id, round.flow.round, round.link];
+    ledger.f = link === undefined ? [round.flow.id, round.flow.round] : [round.flow.id, round.flow.round, link];
     try {
       // The store's generation (remembered by the store): a state outliving the store's records is never redeemed again.
       const generation = await this.options.redemptions.generation?.();

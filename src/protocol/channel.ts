@@ -55,6 +55,44 @@ export interface RequestChannel {
  * How the events of a resumable SSE stream are numbered and kept: the
  * server's (it knows the session), written by the transport.
  */
+/**
+ * Another channel seen through, but for what a subclass or the `signal` given
+ * changes: every member delegated. A spread copy (`{ ...channel }`) would keep
+ * only own properties and silently drop the prototype's (`header`,
+ * `resumable`, a `signal` getter). The optional members are present only when
+ * the inner channel has them, since their presence says something (`header`:
+ * the request came over HTTP; `resumable`: its stream can be resumed). A class,
+ * not an object literal with a getter (V8 makes those in old space).
+ */
+export class ChannelView implements RequestChannel {
+  readonly canNotify: boolean;
+  declare readonly principal?: string;
+  declare readonly auth?: AuthInfo;
+  declare readonly connection?: Connection;
+  declare readonly header?: (name: string) => string | undefined;
+  declare readonly resumable?: (log: EventLog) => void;
+
+  constructor(
+    protected readonly inner: RequestChannel,
+    private readonly ownSignal?: AbortSignal,
+  ) {
+    this.canNotify = inner.canNotify;
+    if (inner.principal !== undefined) this.principal = inner.principal;
+    if (inner.auth !== undefined) this.auth = inner.auth;
+    if (inner.connection !== undefined) this.connection = inner.connection;
+    if (inner.header) this.header = (name) => inner.header!(name);
+    if (inner.resumable) this.resumable = (log) => inner.resumable!(log);
+  }
+
+  get signal(): AbortSignal {
+    return this.ownSignal ?? this.inner.signal;
+  }
+
+  send(message: JsonRpcNotification | JsonRpcRequest): void {
+    this.inner.send(message);
+  }
+}
+
 export interface EventLog {
   /** The id of the priming event that opens the stream. */
   prime(): string;
@@ -106,19 +144,29 @@ export interface RequestHandler {
    */
   requiredScopes?(request: JsonRpcRequest): readonly string[];
   /**
+   * What the transports hand over besides requests, when the handler serves
+   * 2025-11-25 sessions (McpServer's 2025 era). Without it a client response
+   * is a 400, a notification is taken (202) and ignored, GET and DELETE are 405.
+   */
+  readonly sessionPeer?: SessionPeer;
+}
+
+/** The other side of a 2025-11-25 session, in one seam: messages that are not requests, and HTTP GET and DELETE. */
+export interface SessionPeer {
+  /**
    * A response from the client (to a server-initiated request of a 2025-era
    * session). Returns the HTTP status to answer with (202 when taken).
    */
-  handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;
+  handleResponse(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;
   /** A notification from the client. Returns the HTTP status to answer with (202 when taken). */
-  handleNotification?(notification: JsonRpcNotification, context: PeerMessageContext): number | Promise<number>;
+  handleNotification(notification: JsonRpcNotification, context: PeerMessageContext): number | Promise<number>;
   /**
    * HTTP GET on the endpoint: a standalone stream for a 2025-era session, or
    * (with `Last-Event-ID`) the resumption of one of its streams. Returns the
    * status, with a message for a refusal; 200 means `open()` was called and
    * the stream is in use. `principal` is the caller, as for requests.
    */
-  openStream?(header: (name: string) => string | undefined, open: (log?: EventLog) => StreamSink, principal?: string): StreamStatus | Promise<StreamStatus>;
+  openStream(header: (name: string) => string | undefined, open: (log?: EventLog) => StreamSink, principal?: string): StreamStatus | Promise<StreamStatus>;
   /** HTTP DELETE on the endpoint: ends a 2025-era session. Returns the status. */
-  endSession?(header: (name: string) => string | undefined, principal?: string): number | Promise<number>;
+  endSession(header: (name: string) => string | undefined, principal?: string): number | Promise<number>;
 }

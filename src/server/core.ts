@@ -19,7 +19,9 @@ import { MemoryChangeBus, type ChangeBus, type ChangeList } from '../stores/chan
 import type { ServerContext } from './context.js';
 import { contextClass, type ContextClass } from './context-class.js';
 import type { ContextMember, ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from './extension.js';
+import type { GateLookups } from './gates.js';
 import { inputRoundsFor } from './input-state.js';
+import type { Operation } from './operation.js';
 import { operationScopes, type ScopeSources } from './operation-scopes.js';
 import { coreMethodOffered, coreMethods } from './methods.js';
 import { cacheHints, stderrLogger, type CacheableList, type ServerLogger, type ServerOptions } from './options.js';
@@ -30,9 +32,9 @@ import type { RequestMeta } from './request-meta.js';
 import { ResourceRegistry, type ResourceDefinition, type ResourceHandler } from './resources.js';
 import { clientError } from './results.js';
 import { SubscriptionHub } from './subscriptions.js';
-import { ToolRegistry, type HiddenTools, type TakeHandOff, type ToolDefinition } from './tools.js';
+import { ToolRegistry, type HiddenTools, type RegisteredTool, type TakeHandOff, type ToolDefinition } from './tools.js';
 
-export class ServerCore implements ServerHost {
+export class ServerCore implements ServerHost, GateLookups {
   readonly info: Implementation;
   readonly instructions: string | undefined;
   readonly logger: ServerLogger;
@@ -41,14 +43,14 @@ export class ServerCore implements ServerHost {
   readonly resources: ResourceRegistry;
   readonly prompts: PromptRegistry;
   readonly extensions: readonly ServerExtension[];
-  /** The extensions that take requests of another era (point 1 of the request path). */
+  /** The extensions that take requests of another era (the era step of the request path). */
   readonly routes: readonly ServerExtension[];
   /** The extensions that hide tools from some clients. */
   private readonly toolHiders: readonly ServerExtension[];
   readonly loggingEnabled: boolean;
   /** `serverInfo` for every result's `_meta`, or undefined when turned off. */
   readonly identity: Record<string, unknown> | undefined;
-  /** Spans, metrics and request logs (point 0 of the request path). */
+  /** Spans, metrics and request logs (observation, around the whole request path). */
   readonly observer: RequestObserver;
   private readonly options: ServerOptions;
   private readonly hub: SubscriptionHub;
@@ -66,7 +68,7 @@ export class ServerCore implements ServerHost {
     template: (uriTemplate) => this.resources.templateScopes(uriTemplate),
   };
 
-  /** Point 3 of the request path: a tool's hand-off goes to the extension it names. */
+  /** The run step of the request path: a tool's hand-off goes to the extension it names. */
   private readonly takeHandOff: TakeHandOff = (handOff, call) => {
     const extension = this.extensions.find((e) => e.name === handOff.handOffTo && e.takeHandOff);
     if (!extension?.takeHandOff) throw new TypeError(`Tool "${call.name}" handed its result off to "${handOff.handOffTo}", which this server does not have`);
@@ -119,10 +121,10 @@ export class ServerCore implements ServerHost {
     return this.inputRounds;
   }
 
-  /** The kinds of question the handler of this request declared it may ask (`asks`), if it did. */
-  asksOf(request: JsonRpcRequest): AskKind[] | undefined {
+  /** The kinds of question the handler of this operation declared it may ask (`asks`), if it did. */
+  asksOf({ request, tool }: Operation): AskKind[] | undefined {
     const params = request.params ?? {};
-    if (request.method === Method.ToolsCall) return this.tools.definition(params.name)?.asks;
+    if (request.method === Method.ToolsCall) return tool?.definition.asks;
     if (request.method === Method.PromptsGet) return this.prompts.asksOf(params.name);
     if (request.method === Method.ResourcesRead) return this.resources.asksOf(params.uri);
     return undefined;
@@ -133,10 +135,9 @@ export class ServerCore implements ServerHost {
     return operationScopes(request, this.scopeSources);
   }
 
-  /** Whether a retry of this request must redeem its state once: for every flow, or for the tool that asks it. */
-  singleUse(request: JsonRpcRequest): boolean {
-    if (this.options.state?.singleUse) return true;
-    return request.method === Method.ToolsCall && this.tools.definition(request.params?.name)?.singleUseState === true;
+  /** Whether a retry of this operation must redeem its state once: for every flow, or for the tool that asks it. */
+  singleUse(operation: Operation): boolean {
+    return this.options.state?.singleUse === true || operation.tool?.definition.singleUseState === true;
   }
 
   /* ---------------- what is offered ---------------- */
@@ -170,6 +171,11 @@ export class ServerCore implements ServerHost {
     const owner = this.methodOwners.get(name);
     const offered = owner ? (owner.offersMethods?.(this.capabilities()) ?? true) : coreMethodOffered(name, this.capabilities());
     return offered ? handler : undefined;
+  }
+
+  /** The registered tool of this name (the gates look it up once per request: operation.ts). */
+  tool(name: unknown): RegisteredTool | undefined {
+    return this.tools.resolve(name);
   }
 
   offers(method: string): boolean {
@@ -208,10 +214,11 @@ export class ServerCore implements ServerHost {
 
   /* ---------------- running methods ---------------- */
 
-  /** Point 2 of the request path: each extension may refuse what it governs. */
-  admit(request: JsonRpcRequest, meta: RequestMeta): void {
-    for (const extension of this.extensions) extension.admit?.(request, meta);
+  /** The gates step of the request path (after the gates): each extension may refuse what it governs. */
+  admit(operation: Operation): void {
+    for (const extension of this.extensions) extension.admit?.(operation);
   }
+
 
   context(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): ServerContext {
     return new this.Context(request, meta, channel, this.loggingEnabled, interaction);
@@ -220,10 +227,11 @@ export class ServerCore implements ServerHost {
   async invoke(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): Promise<Result> {
     const handler = this.method(request.method);
     if (!handler) throw McpError.methodNotFound(request.method);
-    this.admit(request, meta);
+    const operation: Operation = { request, meta, tool: request.method === Method.ToolsCall ? this.tool(request.params?.name) : undefined };
+    this.admit(operation);
     const ctx = this.context(request, channel, meta, interaction);
     try {
-      return await handler(request, ctx, channel);
+      return await handler(request, ctx, channel, operation);
     } finally {
       ctx.finish();
     }

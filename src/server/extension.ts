@@ -8,20 +8,21 @@
 
 import type { Interaction } from '../mrtr/interaction.js';
 import type { McpError } from '../protocol/errors.js';
-import type { EventLog, PeerMessageContext, Reply, RequestChannel, StreamSink, StreamStatus } from '../protocol/channel.js';
-import type { JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.js';
+import type { Reply, RequestChannel, SessionPeer } from '../protocol/channel.js';
+import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
 import type { ClientCapabilities, Implementation, Result, ServerCapabilities } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/resolve.js';
 import type { ChangeBus } from '../stores/change-bus.js';
 import type { RequestContext, ServerContext } from './context.js';
 import type { ServerLogger } from './options.js';
+import type { Operation } from './operation.js';
 import type { RequestMeta } from './request-meta.js';
 import type { ResourceDefinition, ResourceHandler } from './resources.js';
 import type { ToolCall, ToolDefinition, ToolHandOff } from './tools.js';
 
-/** Answers one method: its result (whatever its resultType), or throws an McpError. */
-export type MethodHandler<R extends Result = Result> = (request: JsonRpcRequest, ctx: ServerContext, channel: RequestChannel) => Promise<R>;
+/** Answers one method: its result (whatever its resultType), or throws an McpError. `operation` is the request as admitted, its target resolved. */
+export type MethodHandler<R extends Result = Result> = (request: JsonRpcRequest, ctx: ServerContext, channel: RequestChannel, operation: Operation) => Promise<R>;
 
 /** A member an extension adds to every handler context (`this` is the context). */
 export type ContextMember = (this: RequestContext, ...args: never[]) => unknown;
@@ -40,11 +41,11 @@ export interface ServerExtension {
   /** Whether what it adds to the capabilities is advertised to 2025-11-25 clients too (default: 2026-07-28 only). */
   readonly advertisedToLegacy?: boolean;
 
-  /** Point 1, era: before the 2026-07-28 gates, answers a request of another era itself, or returns undefined to go on. */
+  /** The era step: before the 2026-07-28 gates, answers a request of another era itself, or returns undefined to go on. */
   route?(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> | undefined;
-  /** Point 2, admission: after the gates and before any state is opened, refuses what it governs (throws McpError). */
-  admit?(request: JsonRpcRequest, meta: RequestMeta): void;
-  /** Point 3, hand-off: a tool returned a hand-off that names this extension; its result is the tool's. */
+  /** The gates step, admission: after the gates and before any state is opened, refuses what it governs (throws McpError). */
+  admit?(operation: Operation): void;
+  /** The run step, hand-off: a tool returned a hand-off that names this extension; its result is the tool's. */
   takeHandOff?(handOff: ToolHandOff, call: ToolCall): Promise<ResultByMethod['tools/call']>;
   /**
    * Whether a tool is not there for a client with these capabilities: left out
@@ -53,11 +54,8 @@ export interface ServerExtension {
    */
   hidesTool?(definition: ToolDefinition<SchemaInput | undefined>, client: ClientCapabilities): boolean;
 
-  /** Messages that are not requests, and HTTP GET and DELETE (2025-11-25 sessions). Each returns the HTTP status. */
-  handleResponse?(response: JsonRpcResponse, context: PeerMessageContext): number | Promise<number>;
-  handleNotification?(notification: JsonRpcNotification, context: PeerMessageContext): number | Promise<number>;
-  openStream?(header: (name: string) => string | undefined, open: (log?: EventLog) => StreamSink, principal?: string): StreamStatus | Promise<StreamStatus>;
-  endSession?(header: (name: string) => string | undefined, principal?: string): number | Promise<number>;
+  /** Messages that are not requests, and HTTP GET and DELETE, of the sessions it serves (the 2025-11-25 era); at most one extension has one. */
+  readonly sessionPeer?: SessionPeer;
 
   /** The server is shutting down. */
   close?(): void;

@@ -7,24 +7,25 @@
 
 import { McpError } from '../protocol/errors.js';
 import type { RequestChannel } from '../protocol/channel.js';
-import type { HeaderParam } from '../protocol/header-values.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { LegacyMethod, Method } from '../protocol/methods.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { MethodHandler } from './extension.js';
 import { checkParamHeaders, checkRoutingHeaders, checkVersionHeader } from './header-gate.js';
-import { hasModernMeta, readRequestMeta, type RequestMeta } from './request-meta.js';
-
-export interface Admitted {
-  handler: MethodHandler;
-  meta: RequestMeta;
-}
+import type { Operation } from './operation.js';
+import { hasModernMeta, readRequestMeta } from './request-meta.js';
+import type { RegisteredTool } from './tools.js';
 
 export interface GateLookups {
   /** The handler of a method the server offers now, or undefined. */
   method(name: string): MethodHandler | undefined;
-  /** The `x-mcp-header` mirrors of a tool's arguments. */
-  headerParams(tool: string): readonly HeaderParam[] | undefined;
+  /** The registered tool of this name, or undefined. */
+  tool(name: unknown): RegisteredTool | undefined;
+}
+
+/** What passed the gates: the operation (its target looked up here, once, for every later step) and its method's handler. */
+export interface Admitted extends Operation {
+  readonly handler: MethodHandler;
 }
 
 export function passGates(request: JsonRpcRequest, channel: RequestChannel, lookups: GateLookups): Admitted {
@@ -42,12 +43,10 @@ export function passGates(request: JsonRpcRequest, channel: RequestChannel, look
   // Removed methods (initialize, ping, logging/setLevel, resources/subscribe…) are unknown here: -32601 on 404.
   const handler = lookups.method(request.method);
   if (!handler) throw McpError.methodNotFound(request.method);
+  const tool = request.method === Method.ToolsCall ? lookups.tool(request.params?.name) : undefined;
   if (header) {
     checkRoutingHeaders(header, request);
-    if (request.method === Method.ToolsCall && typeof request.params?.name === 'string') {
-      const mirrors = lookups.headerParams(request.params.name);
-      if (mirrors && mirrors.length > 0) checkParamHeaders(header, mirrors, request.params.arguments);
-    }
+    if (tool && tool.headerParams.length > 0) checkParamHeaders(header, tool.headerParams, request.params?.arguments);
   }
-  return { handler, meta };
+  return { request, meta, handler, tool };
 }

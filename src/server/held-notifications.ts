@@ -7,7 +7,7 @@
  * after them), or, on -32021, are dropped so the error can travel on 400.
  */
 
-import type { RequestChannel } from '../protocol/channel.js';
+import { ChannelView, type RequestChannel } from '../protocol/channel.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../protocol/jsonrpc.js';
 
 export interface HeldChannel {
@@ -18,31 +18,15 @@ export interface HeldChannel {
   drop(): void;
 }
 
-/** A class, not an object literal with a `signal` getter (V8 makes those in old space; see transport/http/node-request.ts). */
-class HoldingChannel implements RequestChannel, HeldChannel {
-  readonly canNotify: boolean;
-  declare readonly principal?: string;
-  declare readonly connection?: RequestChannel['connection'];
-  /** Present only when the held channel has it: its presence says the request came over HTTP. */
-  declare readonly header?: (name: string) => string | undefined;
+/** The held channel seen through (every other member delegated: ChannelView), its sends held. */
+class HoldingChannel extends ChannelView implements HeldChannel {
   private held: Array<JsonRpcNotification | JsonRpcRequest> | undefined = [];
-
-  constructor(private readonly inner: RequestChannel) {
-    this.canNotify = inner.canNotify;
-    if (inner.header) this.header = (name) => inner.header!(name);
-    if (inner.principal !== undefined) this.principal = inner.principal;
-    if (inner.connection) this.connection = inner.connection;
-  }
 
   get channel(): RequestChannel {
     return this;
   }
 
-  get signal(): AbortSignal {
-    return this.inner.signal;
-  }
-
-  send(message: JsonRpcNotification | JsonRpcRequest): void {
+  override send(message: JsonRpcNotification | JsonRpcRequest): void {
     if (this.held) this.held.push(message);
     else this.inner.send(message);
   }

@@ -45,7 +45,7 @@ export function coreMethods(parts: CoreParts): CoreMethodHandlers {
       return result;
     },
     [Method.ToolsList]: async (r, ctx) => withCache(tools.list(params(r).cursor, pageSize, parts.hiddenTools(ctx.clientCapabilities)), cache.tools),
-    [Method.ToolsCall]: (r, ctx) => tools.call(params(r), ctx, parts.takeHandOff, parts.hiddenTools(ctx.clientCapabilities)),
+    [Method.ToolsCall]: (r, ctx, _channel, operation) => tools.call(params(r), operation.tool, ctx, parts.takeHandOff, parts.hiddenTools(ctx.clientCapabilities)),
     [Method.PromptsList]: async (r) => withCache(prompts.list(params(r).cursor, pageSize), cache.prompts),
     [Method.PromptsGet]: (r, ctx) => prompts.get(params(r), ctx),
     [Method.ResourcesList]: async (r) => withCache(resources.list(params(r).cursor, pageSize), cache.resources),

@@ -7,7 +7,7 @@ import { McpError } from '../protocol/errors.js';
 import type { GetPromptResult, Icon, InputRequiredResult, JsonValue, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
 import type { Completer } from './completion.js';
 import type { RequestContext } from './context.js';
-import { paginate } from './pagination.js';
+import { Catalog } from './catalog.js';
 import { isStandardSchema, resolveSchema, type ResolvedSchema } from '../schema/resolve.js';
 
 /** Arguments: a list of string arguments, or a Standard Schema of an object whose values are strings. */
@@ -58,17 +58,18 @@ function argumentsFromSchema(jsonSchema: Record<string, unknown>): PromptArgumen
 }
 
 export class PromptRegistry {
-  private readonly prompts = new Map<string, RegisteredPrompt>();
-  private listCache: Prompt[] | undefined;
+  private readonly prompts: Catalog<RegisteredPrompt, Prompt>;
 
-  constructor(private readonly onChange: () => void) {}
+  constructor(onChange: () => void) {
+    this.prompts = new Catalog('prompts', (p) => p.name, onChange);
+  }
 
   get size(): number {
     return this.prompts.size;
   }
 
   add<A extends PromptArguments | undefined>(name: string, definition: PromptDefinition<A>, handler: PromptHandler<A>): () => void {
-    if (this.prompts.has(name)) throw new TypeError(`Prompt "${name}" is already registered`);
+    if (this.prompts.byKey.has(name)) throw new TypeError(`Prompt "${name}" is already registered`);
     const descriptor: Prompt = { name };
     if (definition.title !== undefined) descriptor.title = definition.title;
     if (definition.description !== undefined) descriptor.description = definition.description;
@@ -82,7 +83,7 @@ export class PromptRegistry {
     if (definition.icons !== undefined) descriptor.icons = definition.icons;
     if (definition._meta !== undefined) descriptor._meta = definition._meta;
     if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Prompt "${name}"`);
-    this.prompts.set(name, {
+    return this.prompts.add(name, {
       descriptor,
       scopes: definition.scopes,
       schema,
@@ -90,43 +91,33 @@ export class PromptRegistry {
       asks: definition.asks,
       handler: handler as RegisteredPrompt['handler'],
     });
-    this.changed();
-    return () => {
-      if (this.prompts.delete(name)) this.changed();
-    };
-  }
-
-  private changed(): void {
-    this.listCache = undefined;
-    this.onChange();
   }
 
   list(cursor: unknown, pageSize: number): { prompts: Prompt[]; nextCursor?: string } {
-    this.listCache ??= [...this.prompts.values()].map((p) => p.descriptor);
-    const page = paginate('prompts', this.listCache, (p) => p.name, cursor, pageSize);
+    const page = this.prompts.page(cursor, pageSize);
     return page.nextCursor === undefined ? { prompts: page.items } : { prompts: page.items, nextCursor: page.nextCursor };
   }
 
   /** The scopes getting a prompt needs. */
   scopes(name: unknown): readonly string[] | undefined {
-    return typeof name === 'string' ? this.prompts.get(name)?.scopes : undefined;
+    return typeof name === 'string' ? this.prompts.byKey.get(name)?.scopes : undefined;
   }
 
   completer(name: string, argument: string): Completer | undefined | null {
-    const prompt = this.prompts.get(name);
+    const prompt = this.prompts.byKey.get(name);
     if (!prompt) return null;
     return prompt.complete?.[argument];
   }
 
   /** The kinds of question a prompt may ask, as registered. */
   asksOf(name: unknown): AskKind[] | undefined {
-    return typeof name === 'string' ? this.prompts.get(name)?.asks : undefined;
+    return typeof name === 'string' ? this.prompts.byKey.get(name)?.asks : undefined;
   }
 
   async get(params: Record<string, unknown>, ctx: RequestContext): Promise<GetPromptResult | InputRequiredResult> {
     const name = params.name;
     if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
-    const prompt = this.prompts.get(name);
+    const prompt = this.prompts.byKey.get(name);
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
     const raw = params.arguments ?? {};
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

@@ -1,9 +1,10 @@
 /**
  * Watching each request from arrival to reply, for the two things that look
  * on: OpenTelemetry (a span, metrics — telemetry/server-telemetry.ts) and
- * the request logs (request-log.ts). The request path tells it what it
- * learns on the way (the era, the round it opened, the error it failed
- * with); at the end it reads the reply and reports once to both.
+ * the request logs (request-log.ts). One wrapper around the request path:
+ * the path writes what it learns on the way into its record (the era, the
+ * round it opened, the error it failed with); at the end the observation
+ * reads the record and the reply and reports once to both.
  */
 
 import { context as contexts } from '@opentelemetry/api';
@@ -41,10 +42,20 @@ export class RequestObserver {
     };
   }
 
-  begin(request: JsonRpcRequest, channel: RequestChannel): RequestObservation {
-    const span = this.telemetry?.start(request);
-    if (!span && this.logs.length === 0) return UNOBSERVED;
-    return new Observation(request, channel, span, [...this.logs], this.logger);
+  /**
+   * Runs the request path (`answer`) observed: with its span current (spans the handler makes are its children),
+   * then reports its reply with what the path recorded. Unobserved (no span, no log), the path's own promise is
+   * the reply: no async layer of this one's own.
+   */
+  observe(request: JsonRpcRequest, channel: RequestChannel, answer: (record: PathRecord) => Promise<Reply>): Promise<Reply> {
+    let span: ServerSpan | undefined;
+    try {
+      span = this.telemetry?.start(request);
+    } catch (error) {
+      return Promise.reject(error); // a telemetry SDK that throws fails the request
+    }
+    if (!span && this.logs.length === 0) return answer(new PathRecord(undefined));
+    return new Observation(request, channel, span, [...this.logs], this.logger).observe(answer);
   }
 
   /** A task entered `status` (the Tasks extension reports its store's transitions here). */
@@ -53,22 +64,25 @@ export class RequestObserver {
   }
 }
 
-/** One request being watched, told what the request path learns on the way. */
-export interface RequestObservation {
-  /** Runs the request with its span current (spans the handler makes are its children), then reports its reply. */
-  observe(answer: () => Promise<Reply>): Promise<Reply>;
-  /** Another era took the request (point 1). */
-  routed(): void;
-  /** The round was opened (point 3): the next state it seals links back to this request's span. */
-  opened(round: Round): void;
-  /** The request failed with `error` (before or after its handler ran). */
-  failed(error: unknown): void;
+/** What the request path learns on the way, written by the path and read once by the observation at its end. */
+export class PathRecord {
+  /** Another era took the request (the era step). */
+  era: 'modern' | 'legacy' = 'modern';
+  /** The round the open step opened: the log and span report its flow. */
+  round: Round | undefined = undefined;
+  /** What the request failed with (before or after its handler ran). */
+  error: unknown = undefined;
+
+  constructor(private readonly span: ServerSpan | undefined) {}
+
+  /** What the state this request seals carries to link the next round's span to this one (undefined: no link, nothing traced). */
+  get link(): string | undefined {
+    return this.span?.linkToken;
+  }
 }
 
-class Observation implements RequestObservation {
-  private era: 'modern' | 'legacy' = 'modern';
-  private round: Round | undefined;
-  private error: unknown;
+class Observation {
+  private readonly record: PathRecord;
   // Read only by the logs: without one, no clock is read for them.
   private readonly startedAt: number;
   private readonly arrived: number;
@@ -83,26 +97,15 @@ class Observation implements RequestObservation {
     const logged = logs.length > 0;
     this.startedAt = logged ? performance.now() : 0;
     this.arrived = logged ? Date.now() : 0;
+    this.record = new PathRecord(span);
   }
 
-  async observe(answer: () => Promise<Reply>): Promise<Reply> {
+  async observe(answer: (record: PathRecord) => Promise<Reply>): Promise<Reply> {
+    const run = (): Promise<Reply> => answer(this.record);
     // A span that changed nothing in the context (see ServerSpan) needs no switch to it.
-    const reply = await (this.span && this.span.context !== contexts.active() ? contexts.with(this.span.context, answer) : answer());
+    const reply = await (this.span && this.span.context !== contexts.active() ? contexts.with(this.span.context, run) : run());
     this.end(reply);
     return reply;
-  }
-
-  routed(): void {
-    this.era = 'legacy';
-  }
-
-  opened(round: Round): void {
-    this.round = round;
-    round.link = this.span?.linkToken;
-  }
-
-  failed(error: unknown): void {
-    this.error = error;
   }
 
   private end(reply: Reply): void {
@@ -119,20 +122,20 @@ class Observation implements RequestObservation {
     const meta = params?._meta;
     const declared = isObject(meta) && typeof meta[META_PROTOCOL_VERSION] === 'string' ? meta[META_PROTOCOL_VERSION] : undefined;
     const served: ServedRequest = {
-      era: this.era,
+      era: this.record.era,
       protocolVersion: declared ?? this.channel.header?.('mcp-protocol-version') ?? (this.request.method === 'initialize' && typeof params?.protocolVersion === 'string' ? params.protocolVersion : undefined),
-      sessionId: this.era === 'legacy' ? this.channel.header?.('mcp-session-id') : undefined,
+      sessionId: this.record.era === 'legacy' ? this.channel.header?.('mcp-session-id') : undefined,
     };
     if ('error' in message) {
       served.error = { code: message.error.code, message: message.error.message };
-      if (this.error instanceof RejectedStateError) served.rejection = this.error.rejection;
+      if (this.record.error instanceof RejectedStateError) served.rejection = this.record.error.rejection;
     } else {
       const result = message.result;
       served.resultType = typeof result.resultType === 'string' ? result.resultType : 'complete';
       if (this.request.method === Method.ToolsCall && result.isError === true) served.toolError = true;
       if (served.resultType === 'input_required' && typeof result.requestState === 'string') served.stateBytes = result.requestState.length;
     }
-    const round = this.round;
+    const round = this.record.round;
     if (round) {
       served.flow = round.flow;
       if (served.resultType !== 'input_required') served.flowRounds = round.flow?.round ?? 1;
@@ -159,7 +162,7 @@ class Observation implements RequestObservation {
     if (served.flow) {
       entry.flowId = served.flow.id;
       entry.round = served.flow.round;
-    } else if (this.round) {
+    } else if (this.record.round) {
       entry.round = 1;
     }
     if (this.channel.principal !== undefined) entry.principal = this.channel.principal;
@@ -180,11 +183,3 @@ class Observation implements RequestObservation {
     }
   }
 }
-
-/** What `begin` gives when nothing looks on (no span, no log): every step costs nothing, the answer's own promise is the reply. */
-const UNOBSERVED: RequestObservation = {
-  observe: (answer) => answer(),
-  routed: () => undefined,
-  opened: () => undefined,
-  failed: () => undefined,
-};

@@ -18,7 +18,7 @@ import type {
 } from '../protocol/types.js';
 import type { RequestContext } from './context.js';
 import type { Completer } from './completion.js';
-import { paginate } from './pagination.js';
+import { Catalog } from './catalog.js';
 
 /** What a read handler may return; strings become text and bytes become a base64 blob. */
 export type ResourceReturn = string | Uint8Array | ResourceContents | ResourceContents[] | ReadResourceResult | InputRequiredResult;
@@ -129,13 +129,17 @@ function toContents(uri: string, mimeType: string | undefined, returned: Resourc
 }
 
 export class ResourceRegistry {
-  private readonly resources = new Map<string, StaticEntry>();
-  private readonly templates = new Map<string, TemplateEntry>();
+  private readonly resources: Catalog<StaticEntry, Resource>;
+  private readonly templates: Catalog<TemplateEntry, ResourceTemplate>;
   private router: Router<TemplateEntry> | undefined;
-  private resourceList: Resource[] | undefined;
-  private templateList: ResourceTemplate[] | undefined;
 
-  constructor(private readonly onChange: () => void) {}
+  constructor(onChange: () => void) {
+    this.resources = new Catalog('resources', (r) => r.uri, onChange);
+    this.templates = new Catalog('templates', (t) => t.uriTemplate, () => {
+      this.router = undefined;
+      onChange();
+    });
+  }
 
   get size(): number {
     return this.resources.size + this.templates.size;
@@ -146,18 +150,14 @@ export class ResourceRegistry {
     if (typeof uri !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(uri)) {
       throw new TypeError(`Resource URI "${uri}" must be an absolute URI with a scheme`);
     }
-    if (this.resources.has(uri)) throw new TypeError(`Resource "${uri}" is already registered`);
+    if (this.resources.byKey.has(uri)) throw new TypeError(`Resource "${uri}" is already registered`);
     if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Resource "${uri}"`);
-    this.resources.set(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, scopes: definition.scopes, cache: definition.cache, asks: definition.asks, handler });
-    this.changed();
-    return () => {
-      if (this.resources.delete(uri)) this.changed();
-    };
+    return this.resources.add(uri, { descriptor: pick(definition, RESOURCE_FIELDS) as Resource, scopes: definition.scopes, cache: definition.cache, asks: definition.asks, handler });
   }
 
   addTemplate(definition: ResourceTemplateDefinition, handler: TemplateHandler): () => void {
     const template = definition.uriTemplate;
-    if (this.templates.has(template)) throw new TypeError(`Resource template "${template}" is already registered`);
+    if (this.templates.byKey.has(template)) throw new TypeError(`Resource template "${template}" is already registered`);
     if (definition.scopes !== undefined) checkScopeNames(definition.scopes, `Resource template "${template}"`);
     const entry: TemplateEntry = {
       descriptor: pick(definition, TEMPLATE_FIELDS) as ResourceTemplate,
@@ -172,29 +172,16 @@ export class ResourceRegistry {
     } catch (error) {
       throw new TypeError(`Resource template "${template}" is not a valid RFC 6570 template (${(error as Error).message})`);
     }
-    this.templates.set(template, entry);
-    this.changed();
-    return () => {
-      if (this.templates.delete(template)) this.changed();
-    };
-  }
-
-  private changed(): void {
-    this.router = undefined;
-    this.resourceList = undefined;
-    this.templateList = undefined;
-    this.onChange();
+    return this.templates.add(template, entry);
   }
 
   list(cursor: unknown, pageSize: number): { resources: Resource[]; nextCursor?: string } {
-    this.resourceList ??= [...this.resources.values()].map((r) => r.descriptor);
-    const page = paginate('resources', this.resourceList, (r) => r.uri, cursor, pageSize);
+    const page = this.resources.page(cursor, pageSize);
     return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
   }
 
   listTemplates(cursor: unknown, pageSize: number): { resourceTemplates: ResourceTemplate[]; nextCursor?: string } {
-    this.templateList ??= [...this.templates.values()].map((t) => t.descriptor);
-    const page = paginate('templates', this.templateList, (t) => t.uriTemplate, cursor, pageSize);
+    const page = this.templates.page(cursor, pageSize);
     return page.nextCursor === undefined
       ? { resourceTemplates: page.items }
       : { resourceTemplates: page.items, nextCursor: page.nextCursor };
@@ -204,7 +191,7 @@ export class ResourceRegistry {
     if (this.templates.size === 0) return undefined;
     if (!this.router) {
       this.router = new Router<TemplateEntry>();
-      for (const [template, entry] of this.templates) this.router.addTemplate(template, {}, entry);
+      for (const [template, entry] of this.templates.byKey) this.router.addTemplate(template, {}, entry);
     }
     const match = this.router.resolveURI(uri);
     return match ? { entry: match.matchValue, variables: flattenVariables(match.params) } : undefined;
@@ -213,24 +200,24 @@ export class ResourceRegistry {
   /** The kinds of question the read of `uri` may ask, as registered. */
   asksOf(uri: unknown): AskKind[] | undefined {
     if (typeof uri !== 'string') return undefined;
-    return this.resources.get(uri)?.asks ?? this.matchTemplate(uri)?.entry.asks;
+    return this.resources.byKey.get(uri)?.asks ?? this.matchTemplate(uri)?.entry.asks;
   }
 
   /** The scopes reading `uri` needs: its resource's, else the matching template's. */
   scopesFor(uri: unknown): readonly string[] | undefined {
     if (typeof uri !== 'string') return undefined;
-    const entry = this.resources.get(uri);
+    const entry = this.resources.byKey.get(uri);
     return entry ? entry.scopes : this.matchTemplate(uri)?.entry.scopes;
   }
 
   /** The scopes of a template, by its text (for completions of its variables). */
   templateScopes(uriTemplate: unknown): readonly string[] | undefined {
-    return typeof uriTemplate === 'string' ? this.templates.get(uriTemplate)?.scopes : undefined;
+    return typeof uriTemplate === 'string' ? this.templates.byKey.get(uriTemplate)?.scopes : undefined;
   }
 
   /** The completer for a template variable, by the template text the client referenced. */
   templateCompleter(uriTemplate: string, variable: string): Completer | undefined | null {
-    const entry = this.templates.get(uriTemplate);
+    const entry = this.templates.byKey.get(uriTemplate);
     if (!entry) return null;
     return entry.complete?.[variable];
   }
@@ -238,7 +225,7 @@ export class ResourceRegistry {
   async read(params: Record<string, unknown>, ctx: RequestContext): Promise<ReadOutcome> {
     const uri = params.uri;
     if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: uri must be a string');
-    const exact = this.resources.get(uri);
+    const exact = this.resources.byKey.get(uri);
     let returned: ResourceReturn;
     let mimeType: string | undefined;
     let cache: Partial<CacheHints> | undefined;

@@ -10,7 +10,7 @@ import type { ResultByMethod } from '../protocol/method-types.js';
 import type { CallToolResult, Icon, InputRequiredResult, JsonValue, Tool, ToolAnnotations } from '../protocol/types.js';
 import { resolveSchema, type JsonSchemaObject, type ResolvedSchema, type SchemaInput, type Validation } from '../schema/resolve.js';
 import type { RequestContext } from './context.js';
-import { paginate } from './pagination.js';
+import { Catalog } from './catalog.js';
 
 /** The arguments a handler receives: the schema's output type, or a plain object for raw JSON Schema. */
 export type ArgsOf<S> = S extends StandardSchemaV1 ? StandardSchemaV1.InferOutput<S> : Record<string, unknown>;
@@ -35,6 +35,8 @@ export type ShapeToolResult = (value: unknown) => Promise<CallToolResult | Input
 /** The tool call a hand-off came from. */
 export interface ToolCall {
   readonly name: string;
+  /** The tool's definition as registered (an extension reads its own fields of it). */
+  readonly definition: ToolDefinition<SchemaInput | undefined>;
   /** The arguments as the client sent them. */
   readonly arguments: Readonly<Record<string, unknown>>;
   readonly ctx: RequestContext;
@@ -79,15 +81,16 @@ export interface ToolDefinition<S extends SchemaInput | undefined = undefined> {
   scopes?: readonly string[];
 }
 
-interface RegisteredTool {
+/** A tool as the registry holds it, what a request's operation carries (operation.ts). */
+export interface RegisteredTool {
   /** As registered (extensions read their own fields of it). */
-  definition: ToolDefinition<SchemaInput | undefined>;
-  descriptor: Tool;
-  input: ResolvedSchema | undefined;
-  output: ResolvedSchema | undefined;
-  headerParams: HeaderParam[];
-  singleUseState: boolean;
-  handler: (args: unknown, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
+  readonly definition: ToolDefinition<SchemaInput | undefined>;
+  readonly descriptor: Tool;
+  readonly input: ResolvedSchema | undefined;
+  readonly output: ResolvedSchema | undefined;
+  /** The `x-mcp-header` mirrors of its arguments, for HTTP header validation. */
+  readonly headerParams: readonly HeaderParam[];
+  readonly handler: (args: unknown, ctx: RequestContext) => ToolReturn | Promise<ToolReturn>;
 }
 
 const NO_ARGUMENTS: JsonSchemaObject = { type: 'object', additionalProperties: false };
@@ -99,10 +102,11 @@ export function toolError(message: string): CallToolResult {
 }
 
 export class ToolRegistry {
-  private readonly tools = new Map<string, RegisteredTool>();
-  private listCache: Tool[] | undefined;
+  private readonly tools: Catalog<RegisteredTool, Tool>;
 
-  constructor(private readonly onChange: () => void) {}
+  constructor(onChange: () => void) {
+    this.tools = new Catalog('tools', (t) => t.name, onChange);
+  }
 
   get size(): number {
     return this.tools.size;
@@ -112,7 +116,7 @@ export class ToolRegistry {
     if (!TOOL_NAME.test(name)) {
       throw new TypeError(`Tool name "${name}" must be 1-128 characters of A-Z, a-z, 0-9, "_", "-" and "."`);
     }
-    if (this.tools.has(name)) throw new TypeError(`Tool "${name}" is already registered`);
+    if (this.tools.byKey.has(name)) throw new TypeError(`Tool "${name}" is already registered`);
     const owner = `Tool "${name}"`;
     const input = definition.input === undefined ? undefined : resolveSchema(definition.input, 'input', owner);
     const inputSchema = input?.jsonSchema ?? NO_ARGUMENTS;
@@ -130,67 +134,42 @@ export class ToolRegistry {
     if (definition.annotations !== undefined) descriptor.annotations = definition.annotations;
     if (definition._meta !== undefined) descriptor._meta = definition._meta;
 
-    this.tools.set(name, {
-      definition,
-      descriptor,
-      input,
-      output,
-      headerParams,
-      singleUseState: definition.singleUseState ?? false,
-      handler: handler as RegisteredTool['handler'],
-    });
-    this.changed();
-    return () => {
-      if (this.tools.delete(name)) this.changed();
-    };
-  }
-
-  private changed(): void {
-    this.listCache = undefined;
-    this.onChange();
+    return this.tools.add(name, { definition, descriptor, input, output, headerParams, handler: handler as RegisteredTool['handler'] });
   }
 
   /** Tools in registration order, which is deterministic for a given server program; without those `hidden` leaves out. */
   list(cursor: unknown, pageSize: number, hidden?: HiddenTools): { tools: Tool[]; nextCursor?: string } {
-    this.listCache ??= [...this.tools.values()].map((t) => t.descriptor);
-    const tools = hidden ? [...this.tools.values()].filter((t) => !hidden(t.definition)).map((t) => t.descriptor) : this.listCache;
-    const page = paginate('tools', tools, (t) => t.name, cursor, pageSize);
+    const page = this.tools.page(cursor, pageSize, hidden && ((t) => !hidden(t.definition)));
     return page.nextCursor === undefined ? { tools: page.items } : { tools: page.items, nextCursor: page.nextCursor };
   }
 
-  /** The `x-mcp-header` mirrors of a tool, for HTTP header validation. */
-  headerParams(name: string): readonly HeaderParam[] | undefined {
-    return this.tools.get(name)?.headerParams;
+  /** A tool as registered, or undefined: looked up once per request, by the gates (operation.ts). */
+  resolve(name: unknown): RegisteredTool | undefined {
+    return typeof name === 'string' ? this.tools.byKey.get(name) : undefined;
   }
 
   /** A tool's definition as registered, or undefined. */
   definition(name: unknown): ToolDefinition<SchemaInput | undefined> | undefined {
-    return typeof name === 'string' ? this.tools.get(name)?.definition : undefined;
+    return typeof name === 'string' ? this.tools.byKey.get(name)?.definition : undefined;
   }
 
   /** The scopes calling a tool needs (none for an unknown tool: that is -32602 later). */
   scopes(name: unknown): readonly string[] | undefined {
-    return typeof name === 'string' ? this.tools.get(name)?.definition.scopes : undefined;
+    return typeof name === 'string' ? this.tools.byKey.get(name)?.definition.scopes : undefined;
   }
 
   /** Every tool's definition, in registration order. */
   *definitions(): IterableIterator<ToolDefinition<SchemaInput | undefined>> {
-    for (const tool of this.tools.values()) yield tool.definition;
+    for (const tool of this.tools.byKey.values()) yield tool.definition;
   }
 
-  singleUse(name: unknown): boolean {
-    return typeof name === 'string' && (this.tools.get(name)?.singleUseState ?? false);
-  }
-
-  has(name: string): boolean {
-    return this.tools.has(name);
-  }
-
-  /** Calls a tool (one `hidden` leaves out is unknown). A hand-off the handler returns goes to `takeHandOff`, with how to shape what it produces. */
-  async call(params: Record<string, unknown>, ctx: RequestContext, takeHandOff: TakeHandOff, hidden?: HiddenTools): Promise<ResultByMethod['tools/call']> {
+  /**
+   * Calls a tool (one `hidden` leaves out is unknown): `tool` is the one the gates resolved from `params.name`.
+   * A hand-off the handler returns goes to `takeHandOff`, with how to shape what it produces.
+   */
+  async call(params: Record<string, unknown>, tool: RegisteredTool | undefined, ctx: RequestContext, takeHandOff: TakeHandOff, hidden?: HiddenTools): Promise<ResultByMethod['tools/call']> {
     const name = params.name;
     if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
-    const tool = this.tools.get(name);
     if (!tool || hidden?.(tool.definition)) throw McpError.invalidParams(`Unknown tool: ${name}`);
     const rawArgs = params.arguments ?? {};
     if (!isObject(rawArgs)) throw McpError.invalidParams('Invalid params: arguments must be an object');
@@ -205,7 +184,7 @@ export class ToolRegistry {
     }
     const running = tool.handler(args, ctx);
     const returned: unknown = isThenable(running) ? await running : running;
-    if (isHandOff(returned)) return takeHandOff(returned, { name, arguments: rawArgs, ctx, shape: async (value) => this.shapeResult(name, tool, value, false) });
+    if (isHandOff(returned)) return takeHandOff(returned, { name, definition: tool.definition, arguments: rawArgs, ctx, shape: async (value) => this.shapeResult(name, tool, value, false) });
     return this.shapeResult(name, tool, returned, true);
   }
 

@@ -29,10 +29,14 @@ export interface RedemptionStore {
    * asks first), kept as long as the records, and new whenever they were
    * lost, so that a state sealed before the loss can never be redeemed again
    * after it. Canonical base64url of 1–255 bytes, sealed as those bytes
-   * (the stores here make 8 characters: 48 random bits).
-   * Optional: a store without it cannot tell a lost record from none.
+   * (the stores here make 8 characters: 48 random bits; 12 on a Redis Cluster).
+   * With `of` (what a state was sealed under): the current generation of the
+   * records where that state is redeemed — `of` while they live. Without: the
+   * generation to seal a new state under; a store whose records are spread
+   * over several generations (a Redis Cluster's slots) may answer another one
+   * each time. Optional: a store without it cannot tell a lost record from none.
    */
-  generation?(): Promise<string>;
+  generation?(of?: string): Promise<string>;
   /**
    * Keeps what the round of a redeemed state answered, so a replay of that
    * round (a client re-sending after a broken stream) gets the same answer

@@ -8,7 +8,6 @@
 import { missingCapabilityError } from '../protocol/capabilities.js';
 import { McpError } from '../protocol/errors.js';
 import { isObject } from '../protocol/guards.js';
-import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { TASKS_EXTENSION } from '../protocol/meta.js';
 import type { ResultByMethod } from '../protocol/method-types.js';
 import { Method, TaskMethod } from '../protocol/methods.js';
@@ -16,6 +15,7 @@ import type { ClientCapabilities, ServerCapabilities } from '../protocol/types.j
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { recordedFlow, type RequestContext } from '../server/context.js';
 import type { ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from '../server/extension.js';
+import type { Operation } from '../server/operation.js';
 import type { RequestMeta } from '../server/request-meta.js';
 import { madeByExtension } from '../server/results.js';
 import type { ToolCall, ToolHandOff } from '../server/tools.js';
@@ -131,12 +131,12 @@ class TasksExtension implements ServerExtension {
     return capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
   }
 
-  admit(request: JsonRpcRequest, meta: RequestMeta): void {
+  admit({ request, meta, tool: called }: Operation): void {
     // Timers start with the first request, never at start-up (Workers refuse them at global scope).
     this.resumption.startSweeping();
     if (request.method === Method.ToolsCall) {
       // A task-only tool needs a request that can have a task (a 2025 session never can).
-      if (taskToolOf(this.host.toolDefinition(request.params?.name)?.task)?.mode === 'required' && !mayHaveTasks(meta)) throw missingCapabilityError([NEEDS_TASKS]);
+      if (taskToolOf(called?.definition.task)?.mode === 'required' && !mayHaveTasks(meta)) throw missingCapabilityError([NEEDS_TASKS]);
     } else if (request.method === Method.SubscriptionsListen && this.inUse) {
       // Task notifications are not delivered on listen streams (a MAY); asking for them without the extension is still -32021.
       const filter = request.params?.notifications;
@@ -149,7 +149,7 @@ class TasksExtension implements ServerExtension {
     const { ctx } = call;
     // The handler ran again to resume a task: its work goes on under that task (the result is nobody's).
     if (this.resumption.takeRerun(ctx.requestId, handOff, call.shape)) return { content: [] };
-    const tool = taskToolOf(this.host.toolDefinition(call.name)?.task);
+    const tool = taskToolOf(call.definition.task);
     if (!tool || !mayHaveTasks(ctx)) {
       // No task: the work runs inside this request, so its asks are this request's own.
       return call.shape(await handOff.run(inlineTask(ctx)));

@@ -92,14 +92,14 @@ export function serveLink(handler: RequestHandler, link: MessageLink): LinkServe
         return;
       case 'response':
         // Answers to a 2025-era session's server-initiated requests; 2026-07-28 has none.
-        void Promise.resolve(handler.handleResponse?.(incoming.message, { connection })).catch(() => undefined);
+        void Promise.resolve(handler.sessionPeer?.handleResponse(incoming.message, { connection })).catch(() => undefined);
         return;
       case 'notification': {
         if (incoming.message.method === Notification.Cancelled) {
           const id = incoming.message.params?.requestId;
           if (isRequestId(id)) inFlight.get(id)?.cancel();
         }
-        void Promise.resolve(handler.handleNotification?.(incoming.message, { connection })).catch(() => undefined);
+        void Promise.resolve(handler.sessionPeer?.handleNotification(incoming.message, { connection })).catch(() => undefined);
         return;
       }
       case 'request': {

@@ -107,7 +107,13 @@ export const LAYER_RULES: readonly LayerRule[] = [
   { layer: 'apps', only: ['protocol'] },
   { layer: 'apps/server', only: ['protocol', 'schema', 'server', 'apps'] },
   { layer: 'apps/host', only: ['protocol', 'client', 'apps'] },
-  // The test kit (src/testing/, entry src/testing.ts) drives the whole server, like the root's McpServer; nothing but its entry imports it.
+  // The test kit (src/testing/, entry src/testing.ts) drives the whole server (the root's McpServer) in process, with no
+  // transport; nothing but its entry imports it (layerViolations).
+  { layer: 'testing', only: ['root', 'server', 'mrtr', 'protocol', 'schema', 'stores', 'platform'] },
+  // The entry points (src/*.ts) and McpServer compose every layer: what a user imports.
+  { layer: 'root' },
+  // Type declarations for packages that ship none.
+  { layer: 'types', only: [] },
 ];
 
 export function layerViolations(graph: ImportGraph, rules: readonly LayerRule[] = LAYER_RULES): string[] {

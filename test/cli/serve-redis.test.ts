@@ -170,4 +170,13 @@ describe('tessera serve --redis-prefix', () => {
     expect(spaced.code).toBe(2);
     expect(spaced.stderr).toContain('--redis-prefix takes up to 64 printable characters without spaces');
   });
+
+  it('refuses --redis-cluster without a Redis, and a TESSERA_REDIS_CLUSTER that is neither 1 nor 0', async () => {
+    const alone = await runCli(['serve', factoryModule, '--port', '0', '--redis-cluster'], { env: { TESSERA_REDIS_URL: '' } });
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--redis-cluster needs --redis <url> (or TESSERA_REDIS_URL)');
+    const vague = await runCli(['serve', factoryModule, '--port', '0', '--redis', redis.url], { env: { TESSERA_REDIS_CLUSTER: 'yes please' } });
+    expect(vague.code).toBe(2);
+    expect(vague.stderr).toContain('TESSERA_REDIS_CLUSTER takes 1 or 0 (true or false), not "yes please"');
+  });
 });

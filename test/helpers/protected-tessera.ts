@@ -22,6 +22,10 @@ export function protectedTools(server: McpServer): void {
   server.tool('whoami', { description: 'Says who called.' }, async (_args, ctx) =>
     JSON.stringify({ principal: ctx.principal ?? null, auth: ctx.auth ? { subject: ctx.auth.subject, clientId: ctx.auth.clientId, issuer: ctx.auth.issuer, scopes: ctx.auth.scopes } : null }),
   );
+  // Declares it may ask for sampling, so a request that did not declare sampling has its notifications held.
+  server.tool('whoami-may-sample', { description: 'Says who called; might ask.', asks: ['sampling'] }, async (_args, ctx) =>
+    JSON.stringify({ auth: ctx.auth ? { subject: ctx.auth.subject, clientId: ctx.auth.clientId } : null }),
+  );
   server.tool('deploy', { description: 'Needs the deploy scope.', scopes: ['deploy'], input: z.object({ service: z.string() }) }, async ({ service }, ctx) => `deployed ${service} for ${ctx.auth?.subject}`);
   server.tool('rotate-keys', { description: 'Needs two scopes.', scopes: ['deploy', 'mcp:write'] }, async () => 'rotated');
   let runs = 0;

@@ -28,8 +28,17 @@ function existsOnPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 }
 
+/** Fails with what to install when redis-server (or, for a cluster, redis-cli: both in Debian's redis-server) is missing. */
+export function requireRedisServer(): void {
+  for (const command of ['redis-server', 'redis-cli']) {
+    if (!existsOnPath(command)) {
+      throw new Error(`${command} is not installed: the Redis tests start a real redis-server (Debian: apt-get install redis-server, which brings redis-cli; .ci/run does)`);
+    }
+  }
+}
+
 /** Whether redis-server answers PING on a fresh connection within a second (a frozen one takes the connection, never answers). */
-function answersPing(port: number): Promise<boolean> {
+export function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     const done = (answer: boolean): void => {
@@ -45,9 +54,7 @@ function answersPing(port: number): Promise<boolean> {
 }
 
 export async function startRedis(): Promise<RedisServer> {
-  if (!existsOnPath('redis-server')) {
-    throw new Error('redis-server is not installed: the Redis tests start a real one (Debian: apt-get install redis-server; .ci/run does)');
-  }
+  requireRedisServer();
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async (): Promise<void> => {

@@ -3,18 +3,20 @@
  * (JSON entries: the opening, each event, the end), trimmed to the newest
  * `maxEventsPerStream` and expiring `ttlMs` after its last entry; every entry
  * is also published on the stream's channel in the same script, so a
- * follower on any instance hears it in order.
+ * follower on any instance hears it in order. The channel is named like the
+ * list, so on a cluster with sharded pub/sub (SPUBLISH) it is in the list's
+ * slot, where a script may publish on it.
  */
 
 import type { EventStore, EventStoreLimits, StoredEvent, StreamEvent, StreamReplay } from '../event-store.js';
 import type { RedisConnection } from './connection.js';
 
-// KEYS: the list. ARGV: entry JSON, max entries, ttl ms, channel (prefixed).
+// KEYS: the list. ARGV: entry JSON, max entries, ttl ms, channel (prefixed), PUBLISH or SPUBLISH.
 const APPEND = `
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PUBLISH', ARGV[4], ARGV[1])
+redis.call(ARGV[5], ARGV[4], ARGV[1])
 return 1`;
 
 type Entry = { seq: number; open: true } | StoredEvent | { seq: number; end: true };
@@ -39,7 +41,7 @@ export class RedisEventStore implements EventStore {
     const name = this.name(sessionId, streamId);
     // The newest events are kept; the end is kept beside them.
     const keep = 'end' in entry ? this.maxEvents + 1 : this.maxEvents;
-    await this.redis.script(APPEND, [this.redis.prefix + name], [JSON.stringify(entry), keep, this.ttlMs, this.redis.prefix + name]);
+    await this.redis.script(APPEND, [this.redis.prefix + name], [JSON.stringify(entry), keep, this.ttlMs, this.redis.prefix + name, await this.redis.publishCommand()]);
   }
 
   open(sessionId: string, streamId: string): Promise<void> {

@@ -2,7 +2,8 @@
  * Every shared store on one Redis (`tessera-mcp/redis`): give the result to
  * `new McpServer(info, { stores: redisStores({ url }) })` on every instance,
  * and any instance can take any request — retries, single-use states, tasks,
- * 2025-11-25 sessions and their resumable streams, change notifications. The library needs no Redis
+ * 2025-11-25 sessions and their resumable streams, change notifications. On a
+ * Redis Cluster: `redisStores({ url: <a node>, cluster: true })`. The library needs no Redis
  * client unless this module is imported.
  */
 

@@ -3,6 +3,17 @@
  * a field per property, so a script can read or change one field alone.
  */
 
+/**
+ * Makes a record's hash unless its key is taken (a Redis Cluster creates tasks
+ * and sessions step by step). KEYS: the hash. ARGV: PEXPIRE or PEXPIREAT, its
+ * argument, then field/value pairs. Returns 1 when made, 0 when taken.
+ */
+export const MAKE_HASH = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call(ARGV[1], KEYS[1], ARGV[2])
+return 1`;
+
 /** A hash as HGETALL returns it: flat from a script, an object from the client. */
 export type HashReply = string[] | Record<string, string> | null;
 

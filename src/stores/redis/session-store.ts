@@ -8,7 +8,7 @@
 
 import type { SessionCreation, SessionData, SessionPatch, SessionStore } from '../session-store.js';
 import type { RedisConnection } from './connection.js';
-import { fromJsonHash } from './json-hash.js';
+import { fromJsonHash, MAKE_HASH } from './json-hash.js';
 
 const READ = `
 local flat = redis.call('HGETALL', KEYS[1])
@@ -27,7 +27,7 @@ return redis.call('HGETALL', KEYS[1])`;
 // KEYS: the session hash, its principal's set of session ids ('' when anonymous).
 // ARGV: idle ms, maxPerPrincipal, the session key prefix, the id, then field/value pairs.
 // The principal's set drops the ids whose session is gone (idle, ended) before it is counted;
-// those keys are derived here from the prefix, so the store wants one Redis, not a cluster.
+// those keys are derived here from the prefix: on one Redis only (a cluster takes the steps one by one).
 const CREATE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'store-full' end
 if KEYS[2] ~= '' then
@@ -40,6 +40,12 @@ end
 for i = 5, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 'created'`;
+
+// KEYS: a principal's set of session ids. ARGV: maxPerPrincipal, the id. Returns 1 when added, 0 when full.
+const RESERVE = `
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('SADD', KEYS[1], ARGV[2])
+return 1`;
 
 function pairsOf(data: Partial<SessionData>): string[] {
   return Object.entries(data).flatMap(([field, value]) => [field, value === undefined ? '' : JSON.stringify(value)]);
@@ -68,7 +74,18 @@ export class RedisSessionStore implements SessionStore {
   async create(session: SessionData, maxPerPrincipal: number): Promise<SessionCreation> {
     const pairs = Object.entries(session).flatMap(([field, value]) => (value === undefined ? [] : [field, JSON.stringify(value)]));
     const owner = session.principal === undefined ? '' : `${this.redis.prefix}sessions-of:${session.principal}`;
-    return this.redis.script<SessionCreation>(CREATE, [this.key(session.id), owner], [this.idleMs, maxPerPrincipal, this.key(''), session.id, ...pairs]);
+    if (!this.redis.cluster) return this.redis.script<SessionCreation>(CREATE, [this.key(session.id), owner], [this.idleMs, maxPerPrincipal, this.key(''), session.id, ...pairs]);
+    // A cluster: the session, then its place in the principal's set (a slot of its own, pruned of sessions gone), undone when full.
+    const key = this.key(session.id);
+    if ((await this.redis.script<number>(MAKE_HASH, [key], ['PEXPIRE', this.idleMs, ...pairs])) === 0) return 'store-full';
+    if (owner === '') return 'created';
+    const ids = await this.redis.command<string[]>(['SMEMBERS', owner]);
+    const alive = await Promise.all(ids.map((id) => this.redis.command<number>(['EXISTS', this.key(id)])));
+    const gone = ids.filter((_, i) => alive[i] === 0);
+    if (gone.length > 0) await this.redis.command(['SREM', owner, ...gone]);
+    if ((await this.redis.script<number>(RESERVE, [owner], [maxPerPrincipal, session.id])) === 1) return 'created';
+    await this.redis.command(['DEL', key]);
+    return 'principal-full';
   }
 
   async get(id: string): Promise<SessionData | undefined> {

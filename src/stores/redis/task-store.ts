@@ -6,12 +6,18 @@
  * instance holds a lease (a key naming it, with an expiry) the others can see
  * lapse when it dies. A resumable task's checkpoint is a second hash beside
  * it (`s:<step>`, `a:<question key>`), written only by the lease's holder.
+ *
+ * On a Redis Cluster a task's hash, lease and checkpoint share its hash slot
+ * (`<prefix>task:{<id>}…`), so tasks spread over the shards; the bounds (the
+ * principal's tasks, all tasks) are sets of their own, each reserved in one
+ * atomic step, and every write a failover must not forget counts once a
+ * replica holds it.
  */
 
 import type { JsonValue } from '../../protocol/types.js';
 import type { TaskCheckpoint, TaskCheckpoints, TaskCreation, TaskData, TaskEvent, TaskLeases, TaskPatch, TaskStatus, TaskStore } from '../task-store.js';
 import type { RedisConnection } from './connection.js';
-import { fromJsonHash, hashEntries, type HashReply } from './json-hash.js';
+import { fromJsonHash, hashEntries, MAKE_HASH, type HashReply } from './json-hash.js';
 
 // KEYS: task hash, the principal's tasks, all tasks, resumable tasks. ARGV: now, expiresAt, maxPerPrincipal, maxTasks (-1: none), taskId, resumable (1/0), then field/value pairs.
 const CREATE = `
@@ -70,28 +76,17 @@ end
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
 return now`;
 
-// KEYS: resumable tasks. ARGV: now, cursor, count, the prefix of task keys. Reads task hashes and leases by
-// name (keys not declared: fine on one Redis, not on a Redis Cluster); drops what ended or expired.
-const LAPSED = `
+// KEYS: a set of task ids (a principal's, or all). ARGV: now, the bound (-1: none), taskId, expiresAt.
+// Drops the ids that expired; adds the task unless the set is at its bound. Returns 1 when added.
+const RESERVE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-local start = tonumber(ARGV[2])
-local count = tonumber(ARGV[3])
-local ids = redis.call('ZRANGE', KEYS[1], start, start + count - 1)
-local lapsed = {}
-local dropped = 0
-for _, id in ipairs(ids) do
-  local key = ARGV[4] .. id
-  local status = redis.call('HGET', key, 'status')
-  if status ~= '"working"' and status ~= '"input_required"' then
-    redis.call('ZREM', KEYS[1], id)
-    dropped = dropped + 1
-  elseif redis.call('EXISTS', key .. ':lease') == 0 then
-    table.insert(lapsed, id)
-  end
-end
-local nextCursor = 0
-if #ids == count then nextCursor = start + #ids - dropped end
-return {nextCursor, lapsed}`;
+if tonumber(ARGV[2]) >= 0 and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
+return 1`;
+
+// KEYS: task hash, its lease. Returns the status (JSON) or false, and whether the lease is held.
+const LIVENESS = `
+return {redis.call('HGET', KEYS[1], 'status'), redis.call('EXISTS', KEYS[2])}`;
 
 export interface RedisTaskStoreOptions {
   /** Most tasks held at once (default: no bound but Redis's own memory). */
@@ -111,16 +106,32 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private key(taskId: string): string {
-    return `${this.redis.prefix}task:${taskId}`;
+    return `${this.redis.prefix}task:${this.redis.tag(taskId)}`;
   }
 
   async create(task: TaskData, maxPerPrincipal: number): Promise<TaskCreation> {
     const pairs = FIELDS.flatMap((field) => (task[field] === undefined ? [] : [field, JSON.stringify(task[field])]));
-    return this.redis.script<TaskCreation>(
-      CREATE,
-      [this.key(task.taskId), `${this.redis.prefix}tasks-of:${task.principal}`, `${this.redis.prefix}tasks`, `${this.redis.prefix}resumable-tasks`],
-      [Date.now(), task.createdAt + task.ttlMs, maxPerPrincipal, this.options.maxTasks ?? -1, task.taskId, task.call ? 1 : 0, ...pairs],
-    );
+    const expiresAt = task.createdAt + task.ttlMs;
+    const [own, all, resumable] = [`${this.redis.prefix}tasks-of:${task.principal}`, `${this.redis.prefix}tasks`, `${this.redis.prefix}resumable-tasks`];
+    // One Redis: one atomic step.
+    if (!this.redis.cluster) {
+      return this.redis.script<TaskCreation>(CREATE, [this.key(task.taskId), own, all, resumable], [Date.now(), expiresAt, maxPerPrincipal, this.options.maxTasks ?? -1, task.taskId, task.call ? 1 : 0, ...pairs]);
+    }
+    // A cluster: the task, then its place in each bound (sets in slots of their own), undone when one is full.
+    const key = this.key(task.taskId);
+    if ((await this.redis.script<number>(MAKE_HASH, [key], ['PEXPIREAT', expiresAt, ...pairs], { durable: (made) => made === 1 })) === 0) return 'store-full';
+    const reserve = (set: string, bound: number): Promise<number> => this.redis.script<number>(RESERVE, [set], [Date.now(), bound, task.taskId, expiresAt]);
+    if ((await reserve(own, maxPerPrincipal)) === 0) {
+      await this.redis.command(['DEL', key]);
+      return 'principal-full';
+    }
+    if ((await reserve(all, this.options.maxTasks ?? -1)) === 0) {
+      await this.redis.command(['ZREM', own, task.taskId]);
+      await this.redis.command(['DEL', key]);
+      return 'store-full';
+    }
+    if (task.call) await this.redis.command(['ZADD', resumable, expiresAt, task.taskId]);
+    return 'created';
   }
 
   async get(taskId: string): Promise<TaskData | undefined> {
@@ -129,7 +140,7 @@ export class RedisTaskStore implements TaskStore {
 
   async transition(taskId: string, from: readonly TaskStatus[], patch: TaskPatch): Promise<TaskData | undefined> {
     const pairs = Object.entries(patch).flatMap(([field, value]) => [field, value === undefined ? '' : JSON.stringify(value)]);
-    const flat = await this.redis.script<string[] | null>(TRANSITION, [this.key(taskId)], [from.map((s) => JSON.stringify(s)).join(','), JSON.stringify(Date.now()), ...pairs]);
+    const flat = await this.redis.script<string[] | null>(TRANSITION, [this.key(taskId)], [from.map((s) => JSON.stringify(s)).join(','), JSON.stringify(Date.now()), ...pairs], { durable: (flat) => flat !== null });
     return fromJsonHash<TaskData>(flat);
   }
 
@@ -157,7 +168,7 @@ class RedisTaskLeases implements TaskLeases {
   ) {}
 
   async claim(taskId: string, owner: string, ms: number): Promise<boolean> {
-    return (await this.redis.command<string | null>(['SET', `${this.taskKey(taskId)}:lease`, owner, 'NX', 'PX', Math.ceil(ms)])) === 'OK';
+    return (await this.redis.command<string | null>(['SET', `${this.taskKey(taskId)}:lease`, owner, 'NX', 'PX', Math.ceil(ms)], { durable: (reply) => reply === 'OK' })) === 'OK';
   }
 
   async renew(taskId: string, owner: string, ms: number): Promise<boolean> {
@@ -184,12 +195,12 @@ class RedisTaskCheckpoints implements TaskCheckpoints {
 
   async saveStep(taskId: string, owner: string, name: string, value: JsonValue, expiresAt: number): Promise<boolean> {
     const key = this.taskKey(taskId);
-    return (await this.redis.script<number>(SAVE_STEP, [`${key}:lease`, `${key}:checkpoint`], [owner, STEP + name, JSON.stringify(value), expiresAt])) === 1;
+    return (await this.redis.script<number>(SAVE_STEP, [`${key}:lease`, `${key}:checkpoint`], [owner, STEP + name, JSON.stringify(value), expiresAt], { durable: (saved) => saved === 1 })) === 1;
   }
 
   async saveAnswers(taskId: string, answers: Record<string, unknown>, expiresAt: number): Promise<Record<string, unknown>> {
     const pairs = Object.entries(answers).flatMap(([key, answer]) => [ANSWER + key, JSON.stringify(answer)]);
-    const flat = await this.redis.script<string[]>(SAVE_ANSWERS, [`${this.taskKey(taskId)}:checkpoint`], [expiresAt, ...pairs]);
+    const flat = await this.redis.script<string[]>(SAVE_ANSWERS, [`${this.taskKey(taskId)}:checkpoint`], [expiresAt, ...pairs], { durable: () => true });
     return Object.fromEntries(hashEntries(flat).map(([field, json]) => [field.slice(ANSWER.length), JSON.parse(json)]));
   }
 
@@ -203,8 +214,20 @@ class RedisTaskCheckpoints implements TaskCheckpoints {
     return checkpoint;
   }
 
+  /** The set of resumable tasks, then each task's status and lease (in the task's own slot), asked together; what ended or expired leaves the set. */
   async lapsed(cursor: number, count: number): Promise<{ taskIds: string[]; cursor: number }> {
-    const [next, taskIds] = await this.redis.script<[number, string[]]>(LAPSED, [`${this.redis.prefix}resumable-tasks`], [Date.now(), cursor, count, this.taskKey('')]);
-    return { taskIds, cursor: next };
+    const resumable = `${this.redis.prefix}resumable-tasks`;
+    await this.redis.command(['ZREMRANGEBYSCORE', resumable, '-inf', Date.now()]);
+    const ids = await this.redis.command<string[]>(['ZRANGE', resumable, cursor, cursor + count - 1]);
+    const states = await Promise.all(ids.map((id) => this.redis.script<[string | null, number]>(LIVENESS, [this.taskKey(id), `${this.taskKey(id)}:lease`], [])));
+    const taskIds: string[] = [];
+    const ended: string[] = [];
+    ids.forEach((id, i) => {
+      const [status, leased] = states[i]!;
+      if (status !== '"working"' && status !== '"input_required"') ended.push(id);
+      else if (leased === 0) taskIds.push(id);
+    });
+    if (ended.length > 0) await this.redis.command(['ZREM', resumable, ...ended]);
+    return { taskIds, cursor: ids.length === count ? cursor + ids.length - ended.length : 0 };
   }
 }

@@ -149,9 +149,8 @@ export class HttpCore {
       return this.cors.preflight(origin, request.header('access-control-request-method'), request.header('access-control-request-headers'));
     }
     if (request.method === 'GET' || request.method === 'DELETE') {
-      const supported = request.method === 'GET' ? this.handler.openStream : this.handler.endSession;
       // Handled by `serveStream` / `endSession` when the server has 2025-era sessions.
-      return supported ? undefined : this.methodNotAllowed();
+      return this.handler.sessionPeer ? undefined : this.methodNotAllowed();
     }
     if (request.method !== 'POST') return this.methodNotAllowed();
     const contentType = request.header('content-type');
@@ -167,7 +166,7 @@ export class HttpCore {
   }
 
   private methodNotAllowed(): [number, Record<string, string>, string] {
-    const allow = ['POST', ...(this.handler.openStream ? ['GET'] : []), ...(this.handler.endSession ? ['DELETE'] : [])].join(', ');
+    const allow = this.handler.sessionPeer ? 'POST, GET, DELETE' : 'POST';
     return [405, { ...JSON_HEADERS, allow }, JSON.stringify(errorResponse(undefined, McpError.invalidRequest(`Method not allowed: send JSON-RPC messages with POST`)))];
   }
 
@@ -230,7 +229,7 @@ export class HttpCore {
       };
       return { send, close: () => opened.end(), signal: request.signal };
     };
-    const status = await this.handler.openStream!((name) => request.header(name), open, caller.principal);
+    const status = await this.handler.sessionPeer!.openStream((name) => request.header(name), open, caller.principal);
     if (!stream) responder.send(...this.bare(status));
   }
 
@@ -238,7 +237,7 @@ export class HttpCore {
   private async endSession(request: HttpRequestView, responder: HttpResponder): Promise<void> {
     const caller = await this.caller(request, responder);
     if (!caller) return;
-    responder.send(...this.bare(await this.handler.endSession!((name) => request.header(name), caller.principal)));
+    responder.send(...this.bare(await this.handler.sessionPeer!.endSession((name) => request.header(name), caller.principal)));
   }
 
   /** The answer to GET or DELETE when no stream opened: body-less, a refusal's JSON-RPC error, or the 405 with its Allow header. */
@@ -275,10 +274,10 @@ export class HttpCore {
         return;
       case 'notification':
         // 2026-07-28 has no client notifications on HTTP (cancelling = closing the stream); 2025-era sessions do.
-        responder.send((await this.handler.handleNotification?.(incoming.message, peer)) ?? 202, {}, '');
+        responder.send((await this.handler.sessionPeer?.handleNotification(incoming.message, peer)) ?? 202, {}, '');
         return;
       case 'response': {
-        const status = (await this.handler.handleResponse?.(incoming.message, peer)) ?? 400;
+        const status = (await this.handler.sessionPeer?.handleResponse(incoming.message, peer)) ?? 400;
         if (status < 300) responder.send(status, {}, '');
         else responder.send(...jsonError(status, McpError.invalidRequest('Invalid request: no request of this server is waiting for this response')));
         return;

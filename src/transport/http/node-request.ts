@@ -86,12 +86,6 @@ function serveRead(core: HttpCore, view: HttpRequestView, responder: HttpRespond
 }
 
 /**
- * Serves `req` at `target` (its path and query as the client sent them). With
- * `read`, the body is that one and the stream is left alone; without it, a
- * stream a body parser already consumed is served from `req.body`, and one
- * consumed without a trace gets a 500 that says so, never a hang.
- */
-/**
  * A node:http request as the core sees it. A class, not an object literal with
  * getters: V8 makes such literals on its slow path, in old space, and every
  * young object they point to then survives the scavenges (measured: GC took
@@ -131,6 +125,12 @@ class NodeRequestView implements HttpRequestView {
   }
 }
 
+/**
+ * Serves `req` at `target` (its path and query as the client sent them). With
+ * `read`, the body is that one and the stream is left alone; without it, a
+ * stream a body parser already consumed is served from `req.body`, and one
+ * consumed without a trace gets a 500 that says so, never a hang.
+ */
 export function serveNodeRequest(core: HttpCore, req: IncomingMessage, res: ServerResponse, target: string, read?: ReadBody): void {
   const view = new NodeRequestView(req, res, target);
   const responder = responderFor(res);

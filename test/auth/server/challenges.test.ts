@@ -171,6 +171,14 @@ describe('accepted tokens and ctx.auth', () => {
     expect(JSON.parse(said.principal)).toEqual([t.as.issuer, 'service-a', 'service-a']);
   });
 
+  it('shows the caller to a handler whose notifications are held (it may ask what the request did not declare)', async () => {
+    const token = await t.serviceToken('service-a', 'mcp:read');
+    const reply = await rpc(t.url, 'tools/call', { name: 'whoami-may-sample', arguments: {} }, { headers: bearer(token) });
+    expect(reply.status).toBe(200);
+    const said = JSON.parse((reply.response!.result as { content: Array<{ text: string }> }).content[0]!.text);
+    expect(said.auth).toEqual({ subject: 'service-a', clientId: 'service-a' });
+  });
+
   it('knows a signed-in user from the client acting for them', async () => {
     const token = await t.userToken('alice', 'app-1');
     const reply = await rpc(t.url, 'tools/call', { name: 'whoami', arguments: {} }, { headers: bearer(token) });
