@@ -4,6 +4,8 @@
  * attempt gets what is left, so the caller's `timeoutMs` is the whole wait.
  */
 
+import { RequestTimeoutError } from './errors.js';
+
 export class Deadline {
   private readonly endsAt: number | undefined;
 
@@ -21,5 +23,10 @@ export class Deadline {
 
   get passed(): boolean {
     return this.endsAt !== undefined && Date.now() >= this.endsAt;
+  }
+
+  /** The error of a request that got no response within the limit. */
+  exceeded(method: string): RequestTimeoutError {
+    return new RequestTimeoutError(`${method} got no response within ${this.totalMs} ms`);
   }
 }

@@ -1,15 +1,14 @@
 /**
  * Streamable HTTP for the client: every message is its own POST; the reply is
  * one JSON body or an SSE stream (parsed with eventsource-parser) ending with
- * the response.
+ * the response; requests the server sends on a stream go to the client, and
+ * the answers it gives are POSTed back.
  *
  * 2026-07-28: a stream that breaks before its response lost the request, so it
  * is sent again as a new request with a new id.
- * 2025-11-25 (after `useSession`): every request carries the session id and
- * negotiated version; requests the server sends on a stream are answered by
- * POSTing responses; a stream that ends early is resumed with GET and
- * `Last-Event-ID` after the server's `retry` delay; a standalone GET stream
- * carries what belongs to no request; closing sends DELETE.
+ * 2025-11-25 sessions (headers, responses on other streams, cancellation,
+ * resumption, the standalone GET stream, DELETE) are the era's, in
+ * http-session.ts: this transport calls it at each step and moves the bytes.
  *
  * Against any server: replies are read up to `maxResponseBytes` (JSON
  * bodies after decompression, SSE lines and events), one timeout covers
@@ -30,16 +29,15 @@ import {
 import { describe, readBodyText } from './bounded-body.js';
 import { Deadline } from './deadline.js';
 import { ClientError, ProtocolViolationError, RequestTimeoutError, ResponseTooLargeError, TransportError } from './errors.js';
+import { HttpSession, type Session } from './http-session.js';
 import { EVENT_STREAM, mediaType } from './media-type.js';
-import { pause } from './pause.js';
 import { reachFailure } from './reach-failure.js';
 import { fetchWithinOrigin } from './redirects.js';
+import { StreamBroken } from './stream-broken.js';
 import type { ClientTransport, ServerRequestHandler, TransportRequestOptions } from './transport.js';
 
 /** The default `maxResponseBytes`: 16 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-/** The longest wait between a broken 2025 stream and its resumption, whatever `retry` the server sent. */
-const MAX_RETRY_DELAY_MS = 30_000;
 /** How much of a non-MCP body a TransportError keeps (for the message and `body`). */
 const KEPT_BODY_CHARS = 4096;
 
@@ -71,22 +69,7 @@ interface Tracked {
   release(): void;
 }
 
-class StreamBroken extends Error {
-  constructor(
-    message: string,
-    readonly lastEventId: string | undefined,
-    readonly retryMs: number | undefined,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-export interface Session {
-  /** Absent when the server issued none (a sessionless 2025-era server). */
-  id: string | undefined;
-  version: string;
-}
+export type { Session } from './http-session.js';
 
 export class HttpClientTransport implements ClientTransport {
   readonly kind = 'http' as const;
@@ -95,13 +78,14 @@ export class HttpClientTransport implements ClientTransport {
   private readonly maxResponseBytes: number;
   /** Requests and streams in flight, so close() can end them. */
   private readonly active = new Set<Tracked>();
-  private session: Session | undefined;
+  /** The 2025-11-25 era: none until `beginSession`. */
+  private readonly session = new HttpSession({
+    notify: (message) => this.notify(message),
+    stream: (headers, waitFor, options, deadline) => this.get(headers, waitFor, options, deadline),
+    fetch: (init) => fetchWithinOrigin(this.fetchImpl, this.url, init),
+  });
   private serverRequests: ServerRequestHandler | undefined;
   private readonly unrouted: Array<(n: JsonRpcNotification) => void> = [];
-  /** Requests waiting for a response that may arrive on any stream (2025 sessions). */
-  private readonly waiting = new Map<JsonRpcRequest['id'], (response: JsonRpcResponse) => void>();
-  /** The session id the last response carried (the initialize response's becomes the session's). */
-  lastSessionId: string | undefined;
 
   constructor(
     url: string | URL,
@@ -115,15 +99,19 @@ export class HttpClientTransport implements ClientTransport {
 
   /** Switches to a 2025-era session (its headers go on every later message), or back to none. */
   useSession(session: Session | undefined): void {
-    this.session = session;
+    this.session.use(session);
   }
 
   beginSession(version: string): void {
-    this.useSession({ id: this.lastSessionId, version });
+    this.session.begin(version);
   }
 
   endSession(): void {
-    this.useSession(undefined);
+    this.session.forget();
+  }
+
+  openStandaloneStream(): void {
+    this.session.openStandaloneStream();
   }
 
   onServerRequest(handler: ServerRequestHandler): void {
@@ -136,12 +124,7 @@ export class HttpClientTransport implements ClientTransport {
 
   private async baseHeaders(): Promise<Record<string, string>> {
     const extra = typeof this.options.headers === 'function' ? await this.options.headers() : this.options.headers;
-    const headers: Record<string, string> = { ...extra };
-    if (this.session) {
-      headers['mcp-protocol-version'] = this.session.version;
-      if (this.session.id !== undefined) headers['mcp-session-id'] = this.session.id;
-    }
-    return headers;
+    return { ...extra, ...this.session.headers() };
   }
 
   async request(message: JsonRpcRequest, options: TransportRequestOptions = {}): Promise<JsonRpcResponse> {
@@ -154,37 +137,12 @@ export class HttpClientTransport implements ClientTransport {
         return await this.send(attempt, options, deadline);
       } catch (error) {
         if (!(error instanceof StreamBroken) || options.signal?.aborted) throw error;
-        if (this.session && error.lastEventId !== undefined) return this.resume(message, error, options, limit, deadline);
+        if (this.session.resumes(error)) return this.session.resume(message, error, options, limit, deadline);
         if (tries >= limit) throw new TransportError(error.message, undefined, undefined, { cause: error.cause });
         // The broken stream lost the request: send it again as a new request.
         attempt = { ...message, id: `${String(message.id)}-r${tries + 1}` };
       }
     }
-  }
-
-  /** 2025 sessions: waits the server's retry delay, then GETs with Last-Event-ID to get the rest of the stream. */
-  private async resume(
-    message: JsonRpcRequest,
-    broken: StreamBroken,
-    options: TransportRequestOptions,
-    limit: number,
-    deadline: Deadline,
-  ): Promise<JsonRpcResponse> {
-    let last = broken;
-    for (let tries = 0; tries < limit; tries++) {
-      const left = deadline.remaining();
-      const delay = Math.min(last.retryMs ?? 1000, MAX_RETRY_DELAY_MS);
-      if (left !== undefined && left <= delay) throw timedOut(message, deadline);
-      await pause(delay, options.signal);
-      try {
-        const response = await this.get(options.signal, last.lastEventId, message.id, options, deadline);
-        if (response) return response;
-      } catch (error) {
-        if (!(error instanceof StreamBroken) || options.signal?.aborted) throw error;
-        last = error.lastEventId === undefined ? last : error;
-      }
-    }
-    throw new TransportError(`The response stream for request ${String(message.id)} could not be resumed`);
   }
 
   private async post(body: unknown, extraHeaders: Record<string, string> | undefined, signal: AbortSignal): Promise<Response> {
@@ -200,8 +158,7 @@ export class HttpClientTransport implements ClientTransport {
         body: JSON.stringify(body),
         signal,
       });
-      const session = response.headers.get('mcp-session-id');
-      if (session) this.lastSessionId = session;
+      this.session.heard(response);
       return response;
     } catch (error) {
       if (signal.aborted || error instanceof AuthorizationError || error instanceof ClientError) throw error;
@@ -235,44 +192,25 @@ export class HttpClientTransport implements ClientTransport {
 
   private async send(message: JsonRpcRequest, options: TransportRequestOptions, deadline: Deadline): Promise<JsonRpcResponse> {
     const left = deadline.remaining();
-    if (left === 0) throw timedOut(message, deadline);
+    if (left === 0) throw deadline.exceeded(message.method);
     const controller = this.track(options.signal, left);
-    let arrived: ((response: JsonRpcResponse) => void) | undefined;
-    // In a session the response may come on another stream (a resumed or standalone GET).
-    const elsewhere = this.session
-      ? new Promise<JsonRpcResponse>((resolve) => {
-          arrived = resolve;
-          this.waiting.set(message.id, resolve);
-        })
-      : undefined;
-    // 2025-11-25: disconnecting is not cancelling; tell the server (2026-07-28 needs nothing: closing is cancelling).
-    const session = this.session;
-    const cancel = (): void => {
-      if (session && this.session === session) {
-        void this.notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: message.id, reason: String(options.signal?.reason ?? 'cancelled') } }).catch(() => undefined);
-      }
-    };
-    options.signal?.addEventListener('abort', cancel, { once: true });
+    const { elsewhere, done } = this.session.track(message, options.signal);
     try {
       const res = await this.post(message, options.headers, controller.signal);
-      if (session && res.status === 404) {
-        await res.body?.cancel().catch(() => undefined);
-        throw new TransportError(`The server no longer knows session ${session.id ?? ''}; initialize again`, 404);
-      }
+      await this.session.check(res);
       if (mediaType(res.headers.get('content-type')) === EVENT_STREAM) {
         const read = this.readStream(res, message.id, options, controller.signal);
         return elsewhere ? await Promise.race([read, elsewhere]) : await read;
       }
       return this.responseIn(await readBodyText(res, this.maxResponseBytes, this.url), res.status, res.headers.get('content-type'), message.id);
     } catch (error) {
-      if (controller.timedOut) throw timedOut(message, deadline);
+      if (controller.timedOut) throw deadline.exceeded(message.method);
       // Aborted by the caller: their reason, not whatever the interrupted read made of it.
       if (options.signal?.aborted) throw options.signal.reason ?? error;
       if (controller.closed) throw new TransportError(`The client closed the connection before ${message.method} was answered`, undefined, undefined, { cause: error });
       throw error;
     } finally {
-      options.signal?.removeEventListener('abort', cancel);
-      if (arrived) this.waiting.delete(message.id);
+      done();
       controller.release();
     }
   }
@@ -385,15 +323,14 @@ export class HttpClientTransport implements ClientTransport {
     } else if (incoming.kind === 'response') {
       const other = incoming.message.id;
       if (id !== undefined && answers(incoming.message, id)) return incoming.message;
-      if (this.session && other !== undefined && this.waiting.has(other)) this.waiting.get(other)!(incoming.message);
-      else if (id !== undefined && !this.session) {
+      if (!this.session.deliver(incoming.message) && id !== undefined) {
         throw new ProtocolViolationError(`The response stream for request ${JSON.stringify(id)} carried the response for ${JSON.stringify(other)}`, incoming.message);
       }
     }
     return undefined;
   }
 
-  /** Hands a request the server sent to the client; POSTs the answer when there is one (2025 sessions only). */
+  /** Hands a request the server sent to the client; POSTs the answer when there is one (a 2025 server's only). */
   private async answer(request: JsonRpcRequest): Promise<void> {
     const response = await this.serverRequests?.(request);
     if (!response) return;
@@ -410,16 +347,14 @@ export class HttpClientTransport implements ClientTransport {
 
   /** GET on the endpoint; with `waitFor`, resolves with that response when it arrives on the stream (within `deadline`). */
   private async get(
-    signal: AbortSignal | undefined,
-    lastEventId: string | undefined,
+    extraHeaders: Record<string, string>,
     waitFor: JsonRpcRequest['id'] | undefined,
     options: TransportRequestOptions,
     deadline?: Deadline,
   ): Promise<JsonRpcResponse | undefined> {
-    const controller = this.track(signal, deadline?.remaining());
+    const controller = this.track(options.signal, deadline?.remaining());
     try {
-      const headers: Record<string, string> = { ...(await this.baseHeaders()), accept: 'text/event-stream' };
-      if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+      const headers: Record<string, string> = { ...(await this.baseHeaders()), accept: 'text/event-stream', ...extraHeaders };
       const res = await fetchWithinOrigin(this.fetchImpl, this.url, { method: 'GET', headers, signal: controller.signal });
       if (!res.ok || mediaType(res.headers.get('content-type')) !== EVENT_STREAM) {
         await res.body?.cancel().catch(() => undefined);
@@ -433,25 +368,6 @@ export class HttpClientTransport implements ClientTransport {
     } finally {
       controller.release();
     }
-  }
-
-  /**
-   * Opens the session's standalone stream (2025 sessions), for requests and
-   * notifications that belong to no request; reopened when it ends, until closed.
-   */
-  openStandaloneStream(): void {
-    const run = async (): Promise<void> => {
-      for (let attempt = 0; this.session && attempt < 5; attempt++) {
-        try {
-          await this.get(undefined, undefined, undefined, {});
-          return; // the server refused or ended it cleanly
-        } catch (error) {
-          if (!(error instanceof StreamBroken)) return;
-          await pause(Math.min(error.retryMs ?? 1000, MAX_RETRY_DELAY_MS));
-        }
-      }
-    };
-    void run();
   }
 
   /** Sends a notification (2025 sessions: notifications/initialized, notifications/cancelled). */
@@ -472,18 +388,7 @@ export class HttpClientTransport implements ClientTransport {
       controller.abort();
     }
     this.active.clear();
-    const session = this.session;
-    this.session = undefined;
-    if (session?.id !== undefined) {
-      // Ends the 2025-era session on the server (SHOULD); a failure changes nothing here.
-      await fetchWithinOrigin(this.fetchImpl, this.url, {
-        method: 'DELETE',
-        headers: { 'mcp-session-id': session.id, 'mcp-protocol-version': session.version },
-        signal: AbortSignal.timeout(2000),
-      })
-        .then((res) => res.body?.cancel())
-        .catch(() => undefined);
-    }
+    await this.session.close();
   }
 }
 
@@ -496,8 +401,4 @@ function answers(response: JsonRpcResponse, id: JsonRpcRequest['id']): boolean {
   if (response.id === id) return true;
   // `null` is how some servers write "no id" (classifyMessage passes it through).
   return (response.id ?? undefined) === undefined && 'error' in response;
-}
-
-function timedOut(message: JsonRpcRequest, deadline: Deadline): RequestTimeoutError {
-  return new RequestTimeoutError(`${message.method} got no response within ${deadline.totalMs} ms`);
 }
