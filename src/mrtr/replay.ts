@@ -80,6 +80,8 @@ export class ReplayInteraction implements Interaction {
 
   /** Claims the round before its first `once` step runs (made at most once per run). */
   private claimed: Promise<void> | undefined;
+  /** Whether this run redeemed its round's state (a `once` step ran): its answer is then kept for a replay. */
+  claimedRound = false;
 
   constructor(
     private readonly ledger: Ledger,
@@ -191,7 +193,10 @@ export class ReplayInteraction implements Interaction {
     const running = this.onceRunning?.get(name);
     if (running) return running as Promise<T>;
     const run = (async () => {
-      if (this.claimRound) await (this.claimed ??= this.claimRound());
+      if (this.claimRound) {
+        await (this.claimed ??= this.claimRound());
+        this.claimedRound = true;
+      }
       this.onceRan.push(name);
       const value = await fn();
       this.onceResults[name] = [asJsonValue(value, `ctx.once("${name}")`)];

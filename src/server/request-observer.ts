@@ -8,7 +8,7 @@
  */
 
 import { context as contexts } from '@opentelemetry/api';
-import { RejectedStateError, type Round } from '../mrtr/input-rounds.js';
+import { RejectedStateError, type Flow, type Round } from '../mrtr/input-rounds.js';
 import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { isObject } from '../protocol/guards.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
@@ -70,6 +70,8 @@ export class PathRecord {
   era: 'modern' | 'legacy' = 'modern';
   /** The round the open step opened: the log and span report its flow. */
   round: Round | undefined = undefined;
+  /** The flow the conclude step reported (a first round that sealed a state started it). */
+  flow: Flow | undefined = undefined;
   /** What the request failed with (before or after its handler ran). */
   error: unknown = undefined;
 
@@ -137,8 +139,9 @@ class Observation {
     }
     const round = this.record.round;
     if (round) {
-      served.flow = round.flow;
-      if (served.resultType !== 'input_required') served.flowRounds = round.flow?.round ?? 1;
+      const flow = this.record.flow ?? round.flow;
+      served.flow = flow;
+      if (served.resultType !== 'input_required') served.flowRounds = flow?.round ?? 1;
       served.onceSteps = round.interaction.onceRan;
     }
     return served;

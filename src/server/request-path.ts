@@ -18,6 +18,7 @@ import type { Round } from '../mrtr/input-rounds.js';
 import type { ServerCore } from './core.js';
 import { passGates } from './gates.js';
 import { holdNotifications } from './held-notifications.js';
+import { asksOf, roundRequestOf } from './operation.js';
 import type { PathRecord } from './request-observer.js';
 import { finishResult } from './results.js';
 
@@ -48,7 +49,7 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
     //    a caller that went away meanwhile) (mrtr/input-rounds.ts).
     if (INPUT_REQUIRED_METHODS.has(request.method)) {
       // Only a request that came over HTTP (it has headers) may see its retry go to another instance.
-      const opening = core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(admitted), channel.header !== undefined, channel);
+      const opening = core.rounds.open(roundRequestOf(admitted), channel.principal, admitted.meta.clientCapabilities, core.singleUse(admitted), channel.header !== undefined, channel);
       round = opening instanceof Promise ? await opening : opening;
       record.round = round;
       // A replay of a round that ran a ctx.once step gets the answer that round gave, without running it again.
@@ -61,20 +62,22 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
 
   // run: the handler's context, with the interaction it asks through already in it (context.ts). A handler that
   //    declared it may ask what this request did not declare gets its notifications held (held-notifications.ts).
-  const asks = core.asksOf(admitted);
+  const asks = asksOf(admitted);
   const held = asks && channel.canNotify && missingForKinds(asks, admitted.meta.clientCapabilities).length > 0 ? holdNotifications(channel) : undefined;
   const handlerChannel = held?.channel ?? channel;
   const ctx = core.context(request, handlerChannel, admitted.meta, round?.interaction);
   try {
     // …then the method (methods.ts): for the three that may ask, until it finishes or waits on nothing but unanswered questions (mrtr/replay.ts).
-    const running = admitted.handler(request, ctx, handlerChannel, admitted);
+    const running = admitted.handler(admitted, ctx, handlerChannel);
     let result: Result;
     if (round) {
       const outcome = await round.interaction.settle(running);
       if (outcome === STUCK) ctx.end('The round ended waiting for input');
       // conclude: seal or finish — unanswered questions go out as input_required with fresh state…
       const concluding = core.rounds.conclude(round, outcome, record.link);
-      result = concluding instanceof Promise ? await concluding : concluding;
+      const concluded = concluding instanceof Promise ? await concluding : concluding;
+      record.flow = concluded.flow;
+      result = concluded.result;
     } else {
       result = await running;
     }
