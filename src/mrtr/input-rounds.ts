@@ -42,6 +42,12 @@ export interface Flow {
 /** Who waits for the round's answer: gone (the HTTP client disconnected, a stdio cancel) once its signal is aborted. */
 export interface Caller {
   readonly signal: AbortSignal;
+  /** Whether it went away, when that can be told without making the signal (see RequestChannel.gone). */
+  readonly gone?: boolean | undefined;
+}
+
+function isGone(caller: Caller | undefined): boolean {
+  return caller !== undefined && (caller.gone ?? caller.signal.aborted);
 }
 
 /** A request of a method that may ask, as its rounds need it (the server makes it from the checked params: server/operation.ts). */
@@ -180,7 +186,7 @@ export class InputRounds {
       if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), acrossInstances, claims: bound, replayed, flow };
       state = opened.state;
     }
-    if (caller?.signal.aborted) {
+    if (isGone(caller)) {
       this.options.log(`Did not run ${request.method} "${claims.target}": the client went away while its requestState was opened${singleUse ? ' and redeemed' : ''}`);
       throw callerGoneError();
     }
@@ -217,7 +223,7 @@ export class InputRounds {
       this.options.log(`Refused a second run of the ctx.once steps of a round on ${method}: its state was already redeemed`);
       throw McpError.invalidParams('Invalid params: this round was already answered (it runs a ctx.once step); retry to receive that answer');
     }
-    if (caller?.signal.aborted) {
+    if (isGone(caller)) {
       this.options.log(`Did not run the ctx.once steps of a round on ${method}: the client went away while its state was redeemed`);
       throw callerGoneError();
     }
@@ -241,13 +247,13 @@ export class InputRounds {
     // The flow starts with its first sealed state; every later state carries the same id.
     const flow = round.flow ?? { id: newFlowId(), round: 1 };
     const result = outcome === STUCK ? await this.askUnanswered(round, flow, link) : await this.sealHandMade(round, outcome, flow, link);
-    await this.keepAnswer(round, result);
+    if (round.interaction.claimedRound) await this.keepAnswer(round, result);
     return { result, flow };
   }
 
   /** Keeps the answer of a round whose `ctx.once` step redeemed its state, for a replay of it. */
   private async keepAnswer(round: Round, result: Result): Promise<void> {
-    if (!round.state || !round.interaction.claimedRound) return;
+    if (!round.state) return;
     const { id, expiresAt } = round.state;
     // The answer goes out even when it cannot be kept: a replay is then refused, never run again.
     await this.options.redemptions.saveResult?.(id, result, expiresAt).catch((error: unknown) => {

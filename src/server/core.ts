@@ -58,6 +58,7 @@ export class ServerCore implements ServerHost, GateLookups {
   private readonly Context: ContextClass;
   private capabilityCache: ServerCapabilities | undefined;
   private legacyCapabilityCache: ServerCapabilities | undefined;
+  private offeredCache: Map<string, MethodHandler> | undefined;
   private inputRounds: InputRounds | undefined;
   private readonly scopeSources: ScopeSources = {
     tool: (name) => this.tools.scopes(name),
@@ -156,11 +157,18 @@ export class ServerCore implements ServerHost, GateLookups {
 
   /** The handler of a method this server offers now, or undefined. */
   method(name: string): MethodHandler | undefined {
-    const handler = this.methods.get(name);
-    if (!handler) return undefined;
-    const owner = this.methodOwners.get(name);
-    const offered = owner ? (owner.offersMethods?.(this.capabilities()) ?? true) : coreMethodOffered(name, this.capabilities());
-    return offered ? handler : undefined;
+    return (this.offeredCache ??= this.offeredMethods()).get(name);
+  }
+
+  /** The methods offered given what the server advertises now (made again when a list changes, as the capabilities are). */
+  private offeredMethods(): Map<string, MethodHandler> {
+    const capabilities = this.capabilities();
+    const offered = new Map<string, MethodHandler>();
+    for (const [name, handler] of this.methods) {
+      const owner = this.methodOwners.get(name);
+      if (owner ? (owner.offersMethods?.(capabilities) ?? true) : coreMethodOffered(name, capabilities)) offered.set(name, handler);
+    }
+    return offered;
   }
 
   /* The gates look each request's target up once (operation.ts). */
@@ -204,6 +212,7 @@ export class ServerCore implements ServerHost, GateLookups {
   listChanged(list: ChangeList): void {
     this.capabilityCache = undefined;
     this.legacyCapabilityCache = undefined;
+    this.offeredCache = undefined;
     void this.changes.publish({ type: 'list', list });
   }
 

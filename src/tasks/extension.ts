@@ -78,6 +78,8 @@ class TasksExtension implements ServerExtension {
   private readonly runner: TaskRunner;
   private readonly resumption: TaskResumption;
   private readonly taskMethods: TaskMethods;
+  /** Whether a request came (and asked the resumption to start sweeping): asked once, not on every request. */
+  private sweepingAsked = false;
 
   constructor(
     private readonly host: ServerHost,
@@ -133,7 +135,10 @@ class TasksExtension implements ServerExtension {
 
   admit({ request, params, meta, tool: called }: Operation): void {
     // Timers start with the first request, never at start-up (Workers refuse them at global scope).
-    this.resumption.startSweeping();
+    if (!this.sweepingAsked) {
+      this.sweepingAsked = true;
+      this.resumption.startSweeping();
+    }
     if (request.method === Method.ToolsCall) {
       // A task-only tool needs a request that can have a task (a 2025 session never can).
       if (taskToolOf(called?.definition.task)?.mode === 'required' && !mayHaveTasks(meta)) throw missingCapabilityError([NEEDS_TASKS]);

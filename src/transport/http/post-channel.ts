@@ -40,6 +40,10 @@ export class PostChannel implements RequestChannel {
     return this.request.signal;
   }
 
+  get gone(): boolean {
+    return this.request.aborted;
+  }
+
   header(name: string): string | undefined {
     return this.request.header(name);
   }
