@@ -17,7 +17,7 @@ import type { RedemptionStore } from '../stores/redemption-store.js';
 import { canonicalJson, digestOf, rememberedDigestOfText } from './digest.js';
 import { flowIdOfOldState, newFlowId } from './flow-id.js';
 import { AUTHOR_STATE } from './interaction.js';
-import { ReplayInteraction, STUCK, type Ledger, type Stuck } from './replay.js';
+import { Replayed, ReplayInteraction, STUCK, type Ledger, type Stuck } from './replay.js';
 import { StateTooLargeError, type OpenedState, type StateClaims, type StateRejection, type StateSealer } from './sealed-state.js';
 
 export interface InputRoundsOptions {
@@ -73,8 +73,6 @@ export interface Round {
   readonly acrossInstances: boolean;
   /** The claims the state is bound to: made when first needed (most first rounds never need them), then the same promise. */
   readonly claims: () => Promise<StateClaims>;
-  /** This round was answered before (it ran a `ctx.once` step): its answer, to send again without running the handler. */
-  readonly replayed?: Result;
   /** The state this retry opened, when a `ctx.once` step may redeem it (its answer is then kept for a replay). */
   readonly state?: RedeemableState;
   /** The flow this retry continues; a first round has none (it starts one if it seals a state). */
@@ -180,17 +178,13 @@ export class InputRounds {
     }
     const ledger: Ledger = isObject(opened.state.data) ? opened.state.data : {};
     const flow = continuedFlow(ledger, opened.state.id);
-    let state: RedeemableState | undefined;
-    if (!singleUse) {
-      const replayed = await this.options.redemptions.savedResult?.(opened.state.id);
-      if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), acrossInstances, claims: bound, replayed, flow };
-      state = opened.state;
-    }
+    // Not yet redeemed unless single use: a `ctx.once` step redeems it when (and if) the run reaches one.
+    const state: RedeemableState | undefined = singleUse ? undefined : opened.state;
     if (isGone(caller)) {
       this.options.log(`Did not run ${request.method} "${claims.target}": the client went away while its requestState was opened${singleUse ? ' and redeemed' : ''}`);
       throw callerGoneError();
     }
-    const claimRound = state && ((): Promise<void> => this.claimRound(request.method, state, caller));
+    const claimRound = state && ((): Promise<Result | undefined> => this.claimRound(request.method, state, caller));
     return { request, principal: principal ?? '', caller, interaction: new ReplayInteraction(ledger, inputResponses, capabilities, claimRound), acrossInstances, claims: bound, state, flow };
   }
 
@@ -210,16 +204,20 @@ export class InputRounds {
 
   /**
    * Before a `ctx.once` step first runs in a round, the round's state is
-   * redeemed, so the step can never run twice for it (a replay of the round —
-   * on any instance sharing the redemption store — gets the answer it gave).
+   * redeemed, so the step can never run twice for it. A replay of the round —
+   * on any instance sharing the redemption store — reaches the step, finds the
+   * state redeemed, and gets the answer the round gave (returned here): the
+   * kept answer is read only then, not on every retry.
    */
-  private async claimRound(method: string, state: RedeemableState, caller: Caller | undefined): Promise<void> {
+  private async claimRound(method: string, state: RedeemableState, caller: Caller | undefined): Promise<Result | undefined> {
     const refused = await this.redeem(state);
     if (refused === 'generation') {
       this.options.log(`Refused the ctx.once steps of a round on ${method}: ${REFUSALS.generation}`);
       throw invalidStateError('generation');
     }
     if (refused) {
+      const answered = await this.options.redemptions.savedResult?.(state.id);
+      if (answered) return answered;
       this.options.log(`Refused a second run of the ctx.once steps of a round on ${method}: its state was already redeemed`);
       throw McpError.invalidParams('Invalid params: this round was already answered (it runs a ctx.once step); retry to receive that answer');
     }
@@ -227,13 +225,16 @@ export class InputRounds {
       this.options.log(`Did not run the ctx.once steps of a round on ${method}: the client went away while its state was redeemed`);
       throw callerGoneError();
     }
+    return undefined;
   }
 
   /**
    * What the round answers with (kept for a replay when a `ctx.once` step redeemed the round's state). `link` is
    * what a state sealed now carries so that the next round's span can link to this one (from the observer; opaque here).
    */
-  conclude(round: Round, outcome: Result | Stuck, link: string | undefined): Concluded | Promise<Concluded> {
+  conclude(round: Round, outcome: Result | Stuck | Replayed, link: string | undefined): Concluded | Promise<Concluded> {
+    // A round answered before answers as it did then: nothing sealed anew, nothing kept again.
+    if (outcome instanceof Replayed) return { result: outcome.result, flow: round.flow };
     // A plain result of a round that kept nothing to replay is final as it is: no promise.
     if (outcome !== STUCK && !round.interaction.claimedRound && !isInputRequiredResult(outcome)) return { result: outcome, flow: round.flow };
     return this.concludeAsync(round, outcome, link);

@@ -13,7 +13,7 @@ import { ErrorCode, McpError } from '../protocol/errors.js';
 import { resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
 import type { Result } from '../protocol/types.js';
-import { STUCK } from '../mrtr/replay.js';
+import { Replayed, STUCK } from '../mrtr/replay.js';
 import type { Round } from '../mrtr/input-rounds.js';
 import type { ServerCore } from './core.js';
 import { passGates } from './gates.js';
@@ -52,8 +52,6 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
       const opening = core.rounds.open(roundRequestOf(admitted), channel.principal, admitted.meta.clientCapabilities, core.singleUse(admitted), channel.header !== undefined, channel);
       round = opening instanceof Promise ? await opening : opening;
       record.round = round;
-      // A replay of a round that ran a ctx.once step gets the answer that round gave, without running it again.
-      if (round.replayed) return { message: resultResponse(request.id, finishResult(request.method, round.replayed, core.identity)) };
     }
   } catch (error) {
     record.error = error;
@@ -73,6 +71,8 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
     if (round) {
       const outcome = await round.interaction.settle(running);
       if (outcome === STUCK) ctx.end('The round ended waiting for input');
+      // A replay of a round that ran a ctx.once step gets the answer that round gave: the step does not run again.
+      else if (outcome instanceof Replayed) ctx.end('The round was answered before');
       // conclude: seal or finish — unanswered questions go out as input_required with fresh state…
       const concluding = core.rounds.conclude(round, outcome, record.link);
       const concluded = concluding instanceof Promise ? await concluding : concluding;
