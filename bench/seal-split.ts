@@ -111,6 +111,8 @@ async function measure(sealer: Sealer, count: number): Promise<{ seal: Timing; o
   let done = timer(count);
   for (let i = 0; i < count; i++) tokens[i] = await sealer.seal(claims, ledger, generation);
   const seal = done();
+  // A retry's state arrives parsed from JSON, a flat string (a sealed token is a concatenation until something reads it).
+  for (let i = 0; i < count; i++) tokens[i] = JSON.parse(JSON.stringify(tokens[i])) as string;
   done = timer(count);
   for (let i = 0; i < count; i++) {
     const opened = await sealer.open(tokens[i], claims);

@@ -204,10 +204,15 @@ export class StateSealer {
   async open<D>(token: unknown, claims: StateClaims): Promise<OpenResult<D>> {
     if (typeof token !== 'string') return { ok: false, reason: 'requestState is not a string', rejection: 'malformed' };
     if (token.length > this.maxBytes) return { ok: false, reason: `requestState is ${token.length} bytes, over the ${this.maxBytes}-byte limit`, rejection: 'too_large' };
-    const [version, keyId, encoded, extra] = token.split('.');
-    if ((version !== VERSION && version !== LEGACY_VERSION) || keyId === undefined || encoded === undefined || extra !== undefined) {
+    // version.keyId.body, cut by index (split would make an array and a string per part).
+    const afterVersion = token.indexOf('.');
+    const afterKeyId = afterVersion < 0 ? -1 : token.indexOf('.', afterVersion + 1);
+    const version = token.slice(0, afterVersion);
+    if ((version !== VERSION && version !== LEGACY_VERSION) || afterKeyId < 0 || token.includes('.', afterKeyId + 1)) {
       return { ok: false, reason: 'requestState is not in the t2 format', rejection: 'malformed' };
     }
+    const keyId = token.slice(afterVersion + 1, afterKeyId);
+    const encoded = token.slice(afterKeyId + 1);
     const key = this.keys.find(keyId);
     if (!key) return { ok: false, reason: `requestState was sealed with unknown or retired key "${keyId}"`, rejection: 'unknown_key' };
     if (!/^[A-Za-z0-9_-]*$/.test(encoded)) return { ok: false, reason: 'requestState body is not base64url', rejection: 'malformed' };

@@ -180,13 +180,11 @@ export function decodeHead(bytes: Uint8Array): DecodedHead | undefined {
   const principalEnd = argsEnd + 1 + (bytes[argsEnd] ?? 0);
   const audienceEnd = principalEnd + AUDIENCE_BYTES;
   if (argsEnd >= bytes.length || audienceEnd > bytes.length) return undefined;
-  offset = claimsStart;
-  return {
+  const head: DecodedHead = {
     flags: bytes[0]!,
     expiresAt,
-    ...(generation !== undefined ? { generation } : {}),
     fields: {
-      method: bytes.subarray(offset, methodEnd),
+      method: bytes.subarray(claimsStart, methodEnd),
       target: bytes.subarray(methodEnd, targetEnd),
       args: bytes.subarray(targetEnd, argsEnd),
       principal: bytes.subarray(argsEnd, principalEnd),
@@ -194,6 +192,8 @@ export function decodeHead(bytes: Uint8Array): DecodedHead | undefined {
     },
     ledgerStart: audienceEnd,
   };
+  if (generation !== undefined) head.generation = generation;
+  return head;
 }
 
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
