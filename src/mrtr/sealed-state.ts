@@ -65,6 +65,8 @@ export interface SealerOptions {
 const VERSION = 't2';
 const LEGACY_VERSION = 't1';
 const IV_BYTES = 12;
+/** 12 bytes are four whole base64 groups: the first 16 characters of a body are its IV's own base64url. */
+const IV_TEXT_LENGTH = 16;
 const TAG_BYTES = 16;
 const encoder = new TextEncoder();
 /** Per-value field caches stay this small: tool names, methods and audiences repeat; a flood of new ones is not cached. */
@@ -73,6 +75,28 @@ const CACHE_LIMIT = 256;
 const FORGED = { ok: false, reason: 'requestState failed authentication (tampered, truncated or forged)', rejection: 'forged' } as const;
 
 const cached = <V>(cache: Map<string, V>, key: string, make: () => V): V => cachedIn(cache, key, CACHE_LIMIT, make);
+
+/** Whether a port's answer is still to come (WebCrypto) rather than already here (node:crypto). */
+function pending<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+}
+
+/**
+ * A memo of a digest made asynchronously: the promise while it is pending,
+ * the bytes once it has settled, so every later use goes without an await.
+ */
+function cachedDigest(cache: Map<string, Uint8Array | Promise<Uint8Array>>, key: string, make: () => Promise<Uint8Array>): Uint8Array | Promise<Uint8Array> {
+  return cached(cache, key, () => {
+    const digest = make();
+    digest.then(
+      (bytes) => {
+        if (cache.get(key) === digest) cache.set(key, bytes);
+      },
+      () => undefined, // a failed digest stays cached as it is, and fails each use as before
+    );
+    return digest;
+  });
+}
 
 /**
  * Random IVs drawn from a pool filled 512 at a time: one call into the system
@@ -120,8 +144,8 @@ export class StateSealer {
   private readonly headers = new Map<string, Uint8Array>();
   private readonly methods = new Map<string, Uint8Array>();
   private readonly targets = new Map<string, Uint8Array>();
-  private readonly principals = new Map<string, Promise<Uint8Array>>();
-  private readonly audiences = new Map<string, Promise<Uint8Array>>();
+  private readonly principals = new Map<string, Uint8Array | Promise<Uint8Array>>();
+  private readonly audiences = new Map<string, Uint8Array | Promise<Uint8Array>>();
   private readonly generations = new Map<string, Uint8Array>();
 
   constructor(options: SealerOptions) {
@@ -143,25 +167,35 @@ export class StateSealer {
     return header;
   }
 
-  /** The claims as head fields; the hashes of principal and audience are remembered, not recomputed per request. */
-  private async fields(claims: StateClaims): Promise<ClaimFields> {
+  /**
+   * The claims as head fields; the hashes of principal and audience are
+   * remembered, not recomputed per request, and once remembered the fields
+   * come without a Promise.
+   */
+  private fields(claims: StateClaims): ClaimFields | Promise<ClaimFields> {
     const crypto = this.crypto;
-    return {
-      method: cached(this.methods, claims.method, () => methodField(claims.method)),
-      target: cached(this.targets, claims.target, () => targetField(claims.target)),
-      args: argsField(claims.args, crypto),
-      principal: await cached(this.principals, claims.principal, () => principalField(claims.principal, crypto)),
-      audience: await cached(this.audiences, claims.audience, () => audienceField(claims.audience, crypto)),
-    };
+    const method = cached(this.methods, claims.method, () => methodField(claims.method));
+    const target = cached(this.targets, claims.target, () => targetField(claims.target));
+    const args = argsField(claims.args, crypto);
+    const principal = cachedDigest(this.principals, claims.principal, () => principalField(claims.principal, crypto));
+    const audience = cachedDigest(this.audiences, claims.audience, () => audienceField(claims.audience, crypto));
+    if (pending(principal) || pending(audience)) {
+      return Promise.all([principal, audience]).then(([principal, audience]) => ({ method, target, args, principal, audience }));
+    }
+    return { method, target, args, principal, audience };
   }
 
   /** Seals `data` bound to `claims`, under the redemption store's `generation` when it has one. */
   async seal<D>(claims: StateClaims, data: D, generation?: string): Promise<string> {
     const key = this.keys.sealing;
-    const head = encodeHead(this.clock() + this.ttlMs, await this.fields(claims), generation === undefined ? undefined : cached(this.generations, generation, () => generationField(generation, this.crypto)));
+    const expiresAt = this.clock() + this.ttlMs;
+    // Awaited only while a digest is first made (each await costs a turn of the microtask queue).
+    const fields = this.fields(claims);
+    const head = encodeHead(expiresAt, pending(fields) ? await fields : fields, generation === undefined ? undefined : cached(this.generations, generation, () => generationField(generation, this.crypto)));
     // undefined seals as no ledger at all, and opens as undefined again.
     const ledger = data === undefined ? '' : JSON.stringify(data);
-    const body = await this.crypto.aesGcmSeal(key.secret, this.ivs.next(), this.header(VERSION, key.id), head, ledger);
+    const sealed = this.crypto.aesGcmSeal(key.secret, this.ivs.next(), this.header(VERSION, key.id), head, ledger);
+    const body = pending(sealed) ? await sealed : sealed;
     const token = `${VERSION}.${key.id}.${body}`;
     if (token.length > this.maxBytes) throw new StateTooLargeError(token.length, this.maxBytes);
     return token;
@@ -170,10 +204,15 @@ export class StateSealer {
   async open<D>(token: unknown, claims: StateClaims): Promise<OpenResult<D>> {
     if (typeof token !== 'string') return { ok: false, reason: 'requestState is not a string', rejection: 'malformed' };
     if (token.length > this.maxBytes) return { ok: false, reason: `requestState is ${token.length} bytes, over the ${this.maxBytes}-byte limit`, rejection: 'too_large' };
-    const [version, keyId, encoded, extra] = token.split('.');
-    if ((version !== VERSION && version !== LEGACY_VERSION) || keyId === undefined || encoded === undefined || extra !== undefined) {
+    // version.keyId.body, cut by index (split would make an array and a string per part).
+    const afterVersion = token.indexOf('.');
+    const afterKeyId = afterVersion < 0 ? -1 : token.indexOf('.', afterVersion + 1);
+    const version = token.slice(0, afterVersion);
+    if ((version !== VERSION && version !== LEGACY_VERSION) || afterKeyId < 0 || token.includes('.', afterKeyId + 1)) {
       return { ok: false, reason: 'requestState is not in the t2 format', rejection: 'malformed' };
     }
+    const keyId = token.slice(afterVersion + 1, afterKeyId);
+    const encoded = token.slice(afterKeyId + 1);
     const key = this.keys.find(keyId);
     if (!key) return { ok: false, reason: `requestState was sealed with unknown or retired key "${keyId}"`, rejection: 'unknown_key' };
     if (!/^[A-Za-z0-9_-]*$/.test(encoded)) return { ok: false, reason: 'requestState body is not base64url', rejection: 'malformed' };
@@ -182,14 +221,17 @@ export class StateSealer {
     const body = this.crypto.base64urlDecode(encoded);
     if (body.length < IV_BYTES + TAG_BYTES + 2) return { ok: false, reason: 'requestState is truncated', rejection: 'forged' };
     const iv = body.subarray(0, IV_BYTES);
-    const plain = await this.crypto.aesGcmOpen(key.secret, iv, this.header(version, keyId), body.subarray(IV_BYTES));
+    const opened = this.crypto.aesGcmOpen(key.secret, iv, this.header(version, keyId), body.subarray(IV_BYTES));
+    const plain = pending(opened) ? await opened : opened;
     if (plain === undefined) return FORGED;
-    if (version === LEGACY_VERSION) return checkV1Payload<D>(ledgerText(plain, 0), claims, this.clock(), this.crypto.base64urlEncode(iv));
+    const id = encoded.slice(0, IV_TEXT_LENGTH);
+    if (version === LEGACY_VERSION) return checkV1Payload<D>(ledgerText(plain, 0), claims, this.clock(), id);
     const head = decodeHead(plain);
     if (!head || (head.flags & ~GENERATION_FLAG) !== 0) return { ok: false, reason: 'requestState head is malformed', rejection: 'malformed' };
     const now = this.clock();
     if (!(now < head.expiresAt)) return { ok: false, reason: `requestState expired ${now - head.expiresAt} ms ago`, rejection: 'expired' };
-    const expected = await this.fields(claims);
+    const fields = this.fields(claims);
+    const expected = pending(fields) ? await fields : fields;
     const got = head.fields;
     if (!sameBytes(got.audience, expected.audience)) return { ok: false, reason: `requestState was issued by another server, not "${claims.audience}"`, rejection: 'audience' };
     if (!sameBytes(got.principal, expected.principal)) return { ok: false, reason: 'requestState was issued to another principal', rejection: 'principal' };
@@ -202,7 +244,7 @@ export class StateSealer {
     } catch {
       return { ok: false, reason: 'requestState ledger is not JSON', rejection: 'malformed' };
     }
-    const state: OpenedState<D> = { data, id: this.crypto.base64urlEncode(iv), expiresAt: head.expiresAt };
+    const state: OpenedState<D> = { data, id, expiresAt: head.expiresAt };
     if (head.generation !== undefined) state.generation = this.crypto.base64urlEncode(head.generation);
     return { ok: true, state };
   }

@@ -50,38 +50,36 @@ export interface ClaimFields {
   audience: Uint8Array;
 }
 
-function varint(length: number): number[] {
-  const out: number[] = [];
-  let rest = length;
+/** [marker ‖] varint length ‖ bytes, written straight into one array (args are made afresh for every seal and open). */
+function withLength(marker: number | undefined, bytes: Uint8Array): Uint8Array {
+  let lengthBytes = 1;
+  for (let rest = bytes.length; rest >= 0x80; rest >>>= 7) lengthBytes++;
+  const out = new Uint8Array((marker === undefined ? 0 : 1) + lengthBytes + bytes.length);
+  let at = 0;
+  if (marker !== undefined) out[at++] = marker;
+  let rest = bytes.length;
   while (rest >= 0x80) {
-    out.push((rest & 0x7f) | 0x80);
+    out[at++] = (rest & 0x7f) | 0x80;
     rest >>>= 7;
   }
-  out.push(rest);
-  return out;
-}
-
-function withLength(prefix: number[], bytes: Uint8Array): Uint8Array {
-  const head = [...prefix, ...varint(bytes.length)];
-  const out = new Uint8Array(head.length + bytes.length);
-  out.set(head);
-  out.set(bytes, head.length);
+  out[at++] = rest;
+  out.set(bytes, at);
   return out;
 }
 
 export function methodField(method: string): Uint8Array {
   const code = METHOD_CODES[method];
-  return code !== undefined ? Uint8Array.of(code) : withLength([0], encoder.encode(method));
+  return code !== undefined ? Uint8Array.of(code) : withLength(0, encoder.encode(method));
 }
 
 export function targetField(target: string): Uint8Array {
-  return withLength([], encoder.encode(target));
+  return withLength(undefined, encoder.encode(target));
 }
 
 /** 1 and the decoded bytes for base64url (not of a length base64url cannot have), else 0 and the UTF-8 string. */
 export function argsField(args: string, crypto: CryptoPort): Uint8Array {
-  if (BASE64URL.test(args) && args.length % 4 !== 1) return withLength([1], crypto.base64urlDecode(args));
-  return withLength([0], encoder.encode(args));
+  if (BASE64URL.test(args) && args.length % 4 !== 1) return withLength(1, crypto.base64urlDecode(args));
+  return withLength(0, encoder.encode(args));
 }
 
 export async function principalField(principal: string, crypto: CryptoPort): Promise<Uint8Array> {
@@ -182,13 +180,11 @@ export function decodeHead(bytes: Uint8Array): DecodedHead | undefined {
   const principalEnd = argsEnd + 1 + (bytes[argsEnd] ?? 0);
   const audienceEnd = principalEnd + AUDIENCE_BYTES;
   if (argsEnd >= bytes.length || audienceEnd > bytes.length) return undefined;
-  offset = claimsStart;
-  return {
+  const head: DecodedHead = {
     flags: bytes[0]!,
     expiresAt,
-    ...(generation !== undefined ? { generation } : {}),
     fields: {
-      method: bytes.subarray(offset, methodEnd),
+      method: bytes.subarray(claimsStart, methodEnd),
       target: bytes.subarray(methodEnd, targetEnd),
       args: bytes.subarray(targetEnd, argsEnd),
       principal: bytes.subarray(argsEnd, principalEnd),
@@ -196,6 +192,8 @@ export function decodeHead(bytes: Uint8Array): DecodedHead | undefined {
     },
     ledgerStart: audienceEnd,
   };
+  if (generation !== undefined) head.generation = generation;
+  return head;
 }
 
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -6,7 +6,8 @@
  * generation, as a server seals it — fits in fewer bytes than the official
  * SDK's signed state (383), t2 states sealed before generations (flags 0)
  * still open, and t1 states sealed before the upgrade still open until they
- * expire.
+ * expire. States sealed by an earlier release (fixed vectors) still open,
+ * and the sealer still writes them byte for byte.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ import { generateStateKey, KeyRing } from '../../src/mrtr/keyring.js';
 import { StateSealer, type StateClaims } from '../../src/mrtr/sealed-state.js';
 import { argsField, audienceField, decodeHead, encodeHead, fieldText, generationField, methodField, principalField, targetField } from '../../src/mrtr/state-layout.js';
 import { newGeneration } from '../../src/stores/redemption-store.js';
-import { platformCrypto } from '../../src/platform/crypto.js';
+import { platformCrypto, type CryptoPort } from '../../src/platform/crypto.js';
 import { webCryptoPort } from '../../src/platform/web-crypto.js';
 
 const crypto = platformCrypto();
@@ -224,5 +225,50 @@ describe('t1 requestState (sealed before t2)', () => {
     const t1 = await sealV1(keys, claims, { a: 1 }, Date.now() + 60_000);
     const asV2 = await sealer.open(t1.replace(/^t1\./, 't2.'), claims);
     expect(!asV2.ok && asV2.rejection).toBe('forged');
+  });
+});
+
+describe('states sealed by an earlier release (fixed vectors)', () => {
+  // Written by the sealer of commit 23a7e59 (before the single-update seal and the synchronous node:crypto
+  // answers) with the key 00 01 … 1f, IVs from the byte pattern below and the clock at T0.
+  const KEYS = KeyRing.parse(`golden:${Buffer.from(new Uint8Array(32).map((_, i) => i)).toString('base64url')}`);
+  const CLAIMS: StateClaims = { method: 'tools/call', target: 'wizard', args: 'q1w2e3r4t5y6u7i8o9p0aZ', principal: 'alice', audience: 'tessera-golden' };
+  const LEDGER = { a: { name: ['d1', { action: 'accept', content: { name: 'Adélaïde ✓' } }] }, o: { reserve: ['r-1'] } };
+  const GENERATION = 'AAECAwQF';
+  /** A custom method, a target with a two-byte length, arguments that are not base64url, anonymous, no ledger, no generation. */
+  const ODD_CLAIMS: StateClaims = { ...CLAIMS, method: 'x/custom', target: 't'.repeat(130), args: 'not base64url!', principal: '' };
+  const SEALED =
+    't2.golden.AwoRGB8mLTQ7QklQW1VXg-KYSFgFaKAhbnTt_bH6I8X-6nm0uVP78w-n2JNI7kcJQmJsEosvzajA6DXs-BsqQx1rsSxlMrH_HG9glzXURmE97VMBV9vmU-YcMz6wxXNEmQdTr7txFH6FDCoEuMueFmT0dNgvrcwJdM3NWSjgzGNgdiuO7ZL7QuePRUDLFGsyw8hOhsTCzwcQ4FUPOScHkrUgxMfkhZQmi3BWjivX8gkkAL9Q9-Z9Ify3kyvmkA6CsCI';
+  const SEALED_ODD =
+    't2.golden.V15lbHN6gYiPlp2k_qqU5xIXuxT0iHepphEbQWsUwfzUQcCEemdF6HLzFMfymzJd_Fhcu40v7JkzLqZc4STqNGhe0HAjR2_SPcFxW5hxcAYdXlSdYU-GTJgZ7NbEwIZIBEtlkLE5OAOAkAdp3P64DMb7FPOjmm_IvfKSQ-In2rmkCkLL8jSjqiyAJM6xFKvGQ4udFmRKrPl8xlcIyAtZ7SkgtBlw8z6y7TN3jxd1UF0v_CT701RhN3gNKzJhg7MO0zzNCpoaUBevzQ';
+  /** t1 (JSON payload, empty head) under the first IV, expiring at T0 + 10 minutes. */
+  const SEALED_T1 =
+    't1.golden.AwoRGB8mLTQ7QklQIXa-CXkXX3xsCNYAUEDbw_OhbZS8vkiVIDzhqhAnHy3IZMiN1IosS600JZ87pBfOOnVdohXGYiCj9QwFeleO3zmDRnR4owoZG83iTKVUDD741jAahQcI7r4pDCLCBXpRr52CUGXhMcIj-9JNcPmbVzDom28jIWzNu9nZQwYKC0B93y1twV63ZpXawDtAqxgMf3gSkutn04CsiNNlkxFFgXuiSM8eQBnNfPN0nZZUbcQr';
+  /** The port with its random bytes replaced by a fixed pattern, so the IVs are known. */
+  const fixedIvs = (port: CryptoPort): CryptoPort => ({ ...port, randomBytes: (n) => new Uint8Array(n).map((_, i) => (i * 7 + 3) & 0xff) });
+  const ports: Array<[string, CryptoPort]> = [
+    ['node:crypto', crypto],
+    ['WebCrypto', webCryptoPort()],
+  ];
+
+  it.each(ports)('%s seals them byte for byte', async (_name, port) => {
+    const sealer = new StateSealer({ keys: KEYS, crypto: fixedIvs(port), clock: () => T0 });
+    expect(await sealer.seal(CLAIMS, LEDGER, GENERATION)).toBe(SEALED);
+    expect(await sealer.seal(ODD_CLAIMS, undefined)).toBe(SEALED_ODD);
+  });
+
+  it.each(ports)('%s opens them: data, id (the IV), expiry and generation as sealed', async (_name, port) => {
+    const sealer = new StateSealer({ keys: KEYS, crypto: port, clock: () => T0 + 1 });
+    const opened = await sealer.open(SEALED, CLAIMS);
+    expect(opened.ok && opened.state).toEqual({ data: LEDGER, id: port.base64urlEncode(new Uint8Array(12).map((_, i) => (i * 7 + 3) & 0xff)), expiresAt: T0 + 600_000, generation: GENERATION });
+    const odd = await sealer.open(SEALED_ODD, ODD_CLAIMS);
+    expect(odd.ok && odd.state).toEqual({ data: undefined, id: port.base64urlEncode(new Uint8Array(24).map((_, i) => (i * 7 + 3) & 0xff).subarray(12)), expiresAt: T0 + 600_000 });
+    const t1 = await sealer.open(SEALED_T1, CLAIMS);
+    expect(t1.ok && t1.state).toEqual({ data: { a: 1 }, id: SEALED.split('.')[2]!.slice(0, 16), expiresAt: T0 + 600_000 });
+    // Opened again (the digests of principal and audience now remembered), the same.
+    expect(await sealer.open(SEALED, CLAIMS)).toEqual(opened);
+    // Each claim still counts: the same state for another principal is refused.
+    const other = await sealer.open(SEALED, { ...CLAIMS, principal: 'bob' });
+    expect(!other.ok && other.rejection).toBe('principal');
   });
 });
