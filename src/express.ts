@@ -7,4 +7,5 @@
 export { mcpExpress, type ExpressMiddleware, type ExpressNext, type McpExpressMiddleware } from './transport/http/frameworks/express.js';
 export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
 export type { CorsOptions } from './transport/http/cors.js';
+export type { HostGuardOptions } from './transport/http/host-guard.js';
 export { printWire, wireLine, type WireDirection, type WireTrace } from './transport/wire-trace.js';

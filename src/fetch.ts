@@ -8,4 +8,5 @@
 export { createFetchHandler } from './transport/http/fetch.js';
 export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
 export type { CorsOptions } from './transport/http/cors.js';
+export type { HostGuardOptions } from './transport/http/host-guard.js';
 export { printWire, wireLine, type WireDirection, type WireTrace } from './transport/wire-trace.js';

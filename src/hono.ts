@@ -8,4 +8,5 @@
 export { mcpHono, type McpHonoHandler } from './transport/http/frameworks/hono.js';
 export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
 export type { CorsOptions } from './transport/http/cors.js';
+export type { HostGuardOptions } from './transport/http/host-guard.js';
 export { printWire, wireLine, type WireDirection, type WireTrace } from './transport/wire-trace.js';

@@ -1,10 +1,12 @@
 /**
- * `tessera-mcp`: the server (`McpServer`, `ask`, stores, keys, the resource
- * server's token checks), errors and wire types. Web-standard throughout: no
- * `node:*` module is reachable from here (test/package checks it), so it runs
- * on Node, Deno, Bun, Workers and in bundlers alike. Serve it with
- * `tessera-mcp/node`, `/fetch`, `/stdio` or a framework adapter; the client is
- * `tessera-mcp/client`.
+ * `tessera-mcp`: what a server's code writes — `McpServer` and its options,
+ * the definition, handler and context types, `ask`, `toolError`, errors, state
+ * keys, the stores and the resource server's token checks. Web-standard
+ * throughout: no `node:*` module is reachable from here (test/package checks
+ * it), so it runs on Node, Deno, Bun, Workers and in bundlers alike. Serve it
+ * with `tessera-mcp/node`, `/fetch`, `/stdio` or a framework adapter (each
+ * with its HTTP options and `HttpError`); the client is `tessera-mcp/client`;
+ * the wire shapes and the transport seams are `tessera-mcp/protocol`.
  */
 
 export type { ServerOptions, StateOptions, ServerLogger, CacheableList } from './server/options.js';
@@ -30,27 +32,11 @@ export type { PromptDefinition, PromptHandler, PromptReturn, PromptArguments, Pr
 export type { Completer, CompletionRequest, CompletionAnswer } from './server/completion.js';
 export type { SchemaInput, JsonSchemaObject } from './schema/resolve.js';
 
-export { HttpError, type HttpTransportOptions, type AuthenticateHook } from './transport/http/core.js';
-export type { CorsOptions } from './transport/http/cors.js';
-export type { HostGuardOptions } from './transport/http/host-guard.js';
 export { serveLink, type LinkServer } from './transport/serve-link.js';
 export { createLinkPair, type MessageLink } from './transport/link.js';
 
-export { McpError, ErrorCode, type ErrorCondition, type JsonRpcErrorObject } from './protocol/errors.js';
+export { McpError, ErrorCode } from './protocol/errors.js';
 export type { AskKind } from './protocol/capabilities.js';
-export * from './protocol/types.js';
-export * from './protocol/meta.js';
-export { Method, Notification, INPUT_REQUIRED_METHODS } from './protocol/methods.js';
-export { LATEST_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSIONS, LEGACY_PROTOCOL_VERSIONS } from './protocol/versions.js';
-export type {
-  JsonRpcRequest,
-  JsonRpcNotification,
-  JsonRpcResponse,
-  JsonRpcResultResponse,
-  JsonRpcErrorResponse,
-  JsonRpcMessage,
-} from './protocol/jsonrpc.js';
-export type { RequestChannel, RequestHandler, Reply, Connection, PeerMessageContext, StreamSink, EventLog, StreamStatus, SessionPeer } from './protocol/channel.js';
 
 export { ask, type Question, type QuestionOptions, type FormAnswer, type UrlAnswer, type AnswerOf, type QuestionKind } from './mrtr/questions.js';
 export type { QuestionMap, AnswersOf, ManualInputRequired } from './mrtr/interaction.js';
@@ -89,11 +75,4 @@ export { jwtAccessTokens, type JwtAccessTokenOptions } from './auth/server/jwt-v
 export { tokenIntrospection, type TokenIntrospectionOptions } from './auth/server/introspection-verifier.js';
 export type { TokenVerifier, VerifyContext } from './auth/server/token-verifier.js';
 export { InvalidTokenError } from './auth/server/errors.js';
-export type {
-  AuthInfo,
-  HttpAuthorization,
-  EndpointAuthorization,
-  ProtectedRequest,
-  Authorized,
-  AuthorizationRefusal,
-} from './protocol/authorization.js';
+export type { AuthInfo, HttpAuthorization } from './protocol/authorization.js';

@@ -15,9 +15,9 @@
  * under the key "sampling".
  */
 
-import { isObject } from './is-object.js';
 import { readFile } from 'node:fs/promises';
-import type { CreateMessageResult, ElicitResult } from 'tessera-mcp';
+import type { CreateMessageResult, ElicitResult } from 'tessera-mcp/client';
+import { isObject } from 'tessera-mcp/protocol';
 import { MissingAnswerError, UsageError } from './errors.js';
 
 type Json = Record<string, unknown>;

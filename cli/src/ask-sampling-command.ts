@@ -5,7 +5,7 @@
  */
 
 import { spawn } from 'node:child_process';
-import type { CreateMessageRequestParams, CreateMessageResult } from 'tessera-mcp';
+import type { CreateMessageRequestParams, CreateMessageResult } from 'tessera-mcp/client';
 import { CliError } from './errors.js';
 
 export function textResult(text: string, model: string): CreateMessageResult {

@@ -4,9 +4,9 @@
  * `--sampling-command` route is ask-sampling-command.ts.)
  */
 
-import { isObject } from './is-object.js';
 import { input } from '@inquirer/prompts';
 import type { CreateMessageRequestParams, CreateMessageResult, InputContext } from 'tessera-mcp/client';
+import { isObject } from 'tessera-mcp/protocol';
 import { textResult } from './ask-sampling-command.js';
 import { showQuestion } from './ask-form.js';
 import { colors, promptContext, say } from './terminal.js';

@@ -5,7 +5,7 @@
  * scripted one are held to the same rules.
  */
 
-import { isObject } from './is-object.js';
+import { isObject } from 'tessera-mcp/protocol';
 
 type Json = Record<string, unknown>;
 

@@ -4,8 +4,8 @@
  * received with `--json`.
  */
 
-import { isObject } from './is-object.js';
-import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from 'tessera-mcp';
+import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from 'tessera-mcp/client';
+import { isObject } from 'tessera-mcp/protocol';
 import { appUriOf } from 'tessera-mcp/apps-host';
 import { inertDeep, inertJson } from './inert-text.js';
 import type { Skill } from 'tessera-mcp/skills';

@@ -4,7 +4,8 @@
  */
 
 import { Command, Option } from 'commander';
-import { generateStateKey, type LoggingLevel } from 'tessera-mcp';
+import { generateStateKey } from 'tessera-mcp';
+import type { LoggingLevel } from 'tessera-mcp/client';
 import { cliVersion, ERAS } from './connect.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import type { RequestCommandOptions } from './request-commands.js';

@@ -6,13 +6,13 @@
 
 import type { CallToolResult, Client, Prompt, Resource, ResourceTemplate, Tool } from 'tessera-mcp/client';
 import { ErrorCode, McpError } from 'tessera-mcp';
+import { isObject } from 'tessera-mcp/protocol';
 import { AnswersFile } from './answers-file.js';
 import { connectClient, describeRefusal, explain, type ConnectOptions } from './connect.js';
 import { CliError, EXIT_OK, InterruptedError } from './errors.js';
 import { completeArguments } from './complete-arguments.js';
 import { createAnswering, rootsFrom } from './input-handlers.js';
 import { printListing, printPrompt, printResource, printToolResult, type Listing } from './print-result.js';
-import { isObject } from './is-object.js';
 import { ProgressBar } from './progress-bar.js';
 import { serverLog } from './server-log.js';
 import { canAskPerson, colors, say } from './terminal.js';

@@ -17,8 +17,8 @@ import {
   tokenIntrospection,
   type HttpAuthorization,
   type McpServerOptions,
-  type RequestHandler,
 } from 'tessera-mcp';
+import type { RequestHandler } from 'tessera-mcp/protocol';
 import { Client, LinkClientTransport } from 'tessera-mcp/client';
 import { printWire, serveHttp, type RunningHttpServer } from 'tessera-mcp/node';
 import { serveStdio } from 'tessera-mcp/stdio';

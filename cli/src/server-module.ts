@@ -20,7 +20,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Implementation, McpServerOptions, RequestHandler } from 'tessera-mcp';
+import type { McpServerOptions } from 'tessera-mcp';
+import type { Implementation, RequestHandler } from 'tessera-mcp/protocol';
 import { CliError } from './errors.js';
 
 export interface LoadedServer {

@@ -5,7 +5,7 @@
  * schema does not describe, or to send a string that looks like a number).
  */
 
-import { isObject } from './is-object.js';
+import { isObject } from 'tessera-mcp/protocol';
 import { UsageError } from './errors.js';
 
 type Json = Record<string, unknown>;

@@ -11,7 +11,8 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, createLinkPair, generateStateKey, McpServer, serveLink, type JsonRpcMessage } from '../../src/index.js';
+import { ask, createLinkPair, generateStateKey, McpServer, serveLink } from '../../src/index.js';
+import type { JsonRpcMessage } from '../../src/protocol.js';
 import { Client, LinkClientTransport, type Tool } from '../../src/client.js';
 import { apps, registerApp } from '../../src/apps.js';
 import { appsCapabilities } from '../../src/apps-host.js';

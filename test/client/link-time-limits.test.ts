@@ -8,7 +8,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { RequestTimeoutError } from '../../src/client.js';
-import type { JsonRpcRequest } from '../../src/index.js';
+import type { JsonRpcRequest } from '../../src/protocol.js';
 import { scriptedLink, type LinkPeer } from '../helpers/scripted-link.js';
 import type { Json } from '../helpers/scripted-http.js';
 

@@ -7,7 +7,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { type JsonRpcRequest, type JsonRpcResponse } from '../../src/index.js';
+import { type JsonRpcRequest, type JsonRpcResponse } from '../../src/protocol.js';
 import { Client, RequestTimeoutError, type ClientTransport, type TransportRequestOptions } from '../../src/client.js';
 import { scriptedLink } from '../helpers/scripted-link.js';
 

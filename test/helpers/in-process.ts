@@ -1,6 +1,6 @@
 /** Calls a server in-process through its RequestHandler seam, recording notifications, validating everything sent. */
 
-import type { JsonRpcNotification, RequestChannel, RequestHandler } from '../../src/index.js';
+import type { JsonRpcNotification, RequestChannel, RequestHandler } from '../../src/protocol.js';
 import { meta } from './http.js';
 import { assertServerMessage } from './wire-schema.js';
 import { httpStatusFor } from '../../src/transport/http/status.js';

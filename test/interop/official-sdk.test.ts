@@ -21,7 +21,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as OfficialClient, StreamableHTTPClientTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { StdioClientTransport as OfficialStdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from 'tessera-mcp';
+import { type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from 'tessera-mcp/protocol';
 import {
   Client,
   HttpClientTransport,

@@ -31,7 +31,7 @@ import {
   type ElicitRequestFormParams,
   type TaskUpdate,
 } from 'tessera-mcp/client';
-import type { JsonRpcNotification } from 'tessera-mcp';
+import type { JsonRpcNotification } from 'tessera-mcp/protocol';
 import { StdioClientTransport } from 'tessera-mcp/stdio';
 import { compiledFixture, ROOT, stopAll, stopPid, trackPid } from '../helpers/child-processes.js';
 import { eventually, startEverythingHttp, stdioCommand, tapped, tappedCommand, type HttpReferenceServer } from '../helpers/reference-servers.js';

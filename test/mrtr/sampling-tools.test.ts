@@ -6,7 +6,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { ask, McpServer, type CreateMessageRequestParams, type SamplingContent } from '../../src/index.js';
+import { ask, McpServer } from '../../src/index.js';
+import type { CreateMessageRequestParams, SamplingContent } from '../../src/protocol.js';
 import { meta } from '../helpers/http.js';
 import { call } from '../helpers/in-process.js';
 import { errorOf, quietLogger, resultOf } from '../helpers/results.js';

@@ -1,6 +1,6 @@
 /**
  * What a TypeScript user of the built package needs: the portable entries
- * (the root, /client, /fetch, /skills, /apps, /apps-host) compile in a project with no @types/node (a
+ * (the root, /client, /protocol, /fetch, /skills, /apps, /apps-host) compile in a project with no @types/node (a
  * browser or Worker project) and no skipLibCheck; the Node entries compile
  * once @types/node is there, as the README says.
  */
@@ -38,10 +38,11 @@ function compile(name: string, code: string, types: string[]): string {
 describe('a TypeScript project using the built package', () => {
   compiledFile('src/index.d.ts', [`${ROOT}src/index.ts`]);
 
-  it('needs no @types/node for the root, /client, /fetch, /skills, /apps and /apps-host', () => {
+  it('needs no @types/node for the root, /client, /protocol, /fetch, /skills, /apps and /apps-host', () => {
     const code = [
       "import { McpServer, ask, McpError } from 'tessera-mcp';",
       "import { Client, HttpClientTransport } from 'tessera-mcp/client';",
+      "import { isObject, LATEST_PROTOCOL_VERSION, type CallToolResult, type RequestHandler } from 'tessera-mcp/protocol';",
       "import { createFetchHandler } from 'tessera-mcp/fetch';",
       "import { skills, skillLibrary, SkillsClient } from 'tessera-mcp/skills';",
       "import { apps, registerApp } from 'tessera-mcp/apps';",
@@ -51,10 +52,12 @@ describe('a TypeScript project using the built package', () => {
       "server.tool('t', { description: 'd', input: { type: 'object' } }, async () => 'ok');",
       "registerApp(server, { uri: 'ui://x/app', name: 'app', html: '<!doctype html>', csp: { connectDomains: ['https://api.example.com'] } }).tool('u', { visibility: ['app'] }, async () => 'ok');",
       'const handle: (request: Request) => Promise<Response> = createFetchHandler(server);',
+      'const asHandler: RequestHandler = server;',
+      "const result: CallToolResult = { content: [{ type: 'text', text: LATEST_PROTOCOL_VERSION }], isError: !isObject(asHandler) };",
       "const client = new Client({ name: 'c', version: '1.0.0' }, { capabilities: appsCapabilities() });",
       'const skillsClient = new SkillsClient(client);',
       'const open = (container: HTMLElement): Promise<AppView> => openApp({ client, tool: { name: "u", inputSchema: {} }, container, sandbox: "https://sandbox.example.com/" });',
-      'export { handle, client, skillsClient, ask, McpError, HttpClientTransport, open, modelTools, sandboxProxyHtml };',
+      'export { handle, asHandler, result, client, skillsClient, ask, McpError, HttpClientTransport, open, modelTools, sandboxProxyHtml };',
     ].join('\n');
     expect(compile('portable', code, [])).toBe('');
   }, 60_000);

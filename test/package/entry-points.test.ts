@@ -28,7 +28,7 @@ const entries = Object.fromEntries(
 );
 
 /** The entries that must run anywhere: no `node:*` module reachable, in code or in types. */
-const PORTABLE = ['index', 'client', 'fetch', 'hono', 'skills', 'apps', 'apps-host'];
+const PORTABLE = ['index', 'client', 'protocol', 'fetch', 'hono', 'skills', 'apps', 'apps-host'];
 
 /** Every module specifier reachable from `file` through src/'s own files (relative imports), with the file that names it; `files` gets those files. */
 function reachableExternals(file: string, files = new Set<string>()): Map<string, string> {
@@ -47,7 +47,7 @@ function reachableExternals(file: string, files = new Set<string>()): Map<string
 
 describe('the entry points', () => {
   it('are the ones the docs describe', () => {
-    expect(Object.keys(entries).sort()).toEqual(['apps', 'apps-host', 'client', 'express', 'fastify', 'fetch', 'hono', 'index', 'node', 'redis', 'skills', 'skills-node', 'stdio', 'testing']);
+    expect(Object.keys(entries).sort()).toEqual(['apps', 'apps-host', 'client', 'express', 'fastify', 'fetch', 'hono', 'index', 'node', 'protocol', 'redis', 'skills', 'skills-node', 'stdio', 'testing']);
   });
 
   it.each(Object.entries(entries))('%s: types and code from src/<entry>.ts, built', (name, target) => {
@@ -66,7 +66,7 @@ describe('the entry points', () => {
     expect([...reachableExternals(`${src}skills-node.ts`).keys()]).toContain('node:fs/promises');
   });
 
-  it.each(['index', 'client', 'node', 'fetch', 'stdio'])('%s does not load the Skills extension or its YAML parser (a server or client without skills pays nothing)', (name) => {
+  it.each(['index', 'client', 'protocol', 'node', 'fetch', 'stdio'])('%s does not load the Skills extension or its YAML parser (a server or client without skills pays nothing)', (name) => {
     const files = new Set<string>();
     expect([...reachableExternals(`${src}${name}.ts`, files).keys()]).not.toContain('yaml');
     expect([...files].filter((file) => file.startsWith('skills/'))).toEqual([]);

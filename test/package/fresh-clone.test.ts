@@ -198,7 +198,7 @@ describe('docs/getting-started.md beside the fresh clone, from the tarballs it p
       tarballs[name] = execFileSync('tar', ['-tzf', join(clone, name)], { encoding: 'utf8' }).split('\n').filter(Boolean);
     }
     const library = tarballs['tessera-mcp-0.1.0.tgz']!;
-    for (const entry of ['index', 'client', 'node', 'fetch', 'stdio', 'express', 'fastify', 'hono', 'redis', 'testing', 'skills', 'skills-node']) {
+    for (const entry of ['index', 'client', 'protocol', 'node', 'fetch', 'stdio', 'express', 'fastify', 'hono', 'redis', 'testing', 'skills', 'skills-node']) {
       expect(library).toContain(`package/dist/src/${entry}.js`);
       expect(library).toContain(`package/dist/src/${entry}.d.ts`);
     }

@@ -2,7 +2,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { McpServer, type CallToolResult } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import type { CallToolResult } from '../../src/protocol.js';
 import { call } from '../helpers/in-process.js';
 import { errorOf, quietLogger, resultOf } from '../helpers/results.js';
 

@@ -9,7 +9,7 @@
 import { SpanKind } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
 import { Client, TransportError, type ClientTransport } from '../../src/client.js';
-import type { JsonRpcRequest } from '../../src/index.js';
+import type { JsonRpcRequest } from '../../src/protocol.js';
 import { countOf, matching, metrics, tracing } from '../helpers/telemetry.js';
 
 /** A 2026-07-28 server that answers every request with an empty list, or fails the ones named in `failing`. */

@@ -10,7 +10,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpServer, type JsonRpcMessage } from '../../src/index.js';
+import { McpServer } from '../../src/index.js';
+import type { JsonRpcMessage } from '../../src/protocol.js';
 import { createNodeHandler, type NodeHandlerOptions, type WireDirection } from '../../src/node.js';
 import { meta, rpc } from '../helpers/http.js';
 import { quietLogger } from '../helpers/results.js';

@@ -4,6 +4,7 @@
  * fetched, and the per-skill limits this client accepts.
  */
 
+import { isObject } from '../../protocol/guards.js';
 import { DIGEST_FORMAT } from '../digest.js';
 import { isSkillName, isWithinSkill, skillNameOf } from '../skill-uri.js';
 import { SKILL_LIMITS, type Skill, type SkillResource } from '../wire.js';
@@ -14,10 +15,6 @@ export interface SkillLimits {
   maxResources?: number;
   /** Most bytes a skill's files may add up to (default 16 MiB). */
   maxTotalBytes?: number;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `value` as a skill entry, or a SkillError (`entry`) saying which rule it breaks. */

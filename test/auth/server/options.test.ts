@@ -11,7 +11,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createLinkPair,
-  HttpError,
   InvalidTokenError,
   McpServer,
   protectedResource,
@@ -19,6 +18,7 @@ import {
   type AuthInfo,
   type ProtectedResourceOptions,
 } from '../../../src/index.js';
+import { HttpError } from '../../../src/node.js';
 import { Client, LinkClientTransport } from '../../../src/client.js';
 import { serveHttp, type RunningHttpServer } from '../../../src/node.js';
 import { createFetchHandler } from '../../../src/fetch.js';
