@@ -63,6 +63,7 @@ export type {
 } from './client/handlers.js';
 export { PendingRound, type PendingRoundJson } from './client/pending-round.js';
 export { HttpClientTransport, type HttpClientTransportOptions, type Session } from './client/http-transport.js';
+export type { BusyRetryOptions } from './client/retry-after.js';
 export { LinkClientTransport } from './client/link-transport.js';
 export type { ClientTransport, TransportRequestOptions, ServerRequestHandler } from './client/transport.js';
 export {
@@ -74,6 +75,7 @@ export {
   ResponseTooLargeError,
   TaskError,
   ServerCancelledError,
+  ServerBusyError,
   type InputFlowStop,
   type TaskStop,
 } from './client/errors.js';

@@ -47,6 +47,7 @@ import { settleEra, type Era } from './era.js';
 import { ProtocolViolationError, TransportError } from './errors.js';
 import { capabilitiesFor, type InputHandlers } from './handlers.js';
 import { HttpClientTransport, type HttpClientTransportOptions } from './http-transport.js';
+import type { BusyRetryOptions } from './retry-after.js';
 import { InputLoop, type RoundInfo, type Step } from './input-loop.js';
 import { listen, type Subscription } from './listen.js';
 import type { PendingRound } from './pending-round.js';
@@ -58,7 +59,7 @@ import { TaskFlow, type ClientTaskOptions } from './task-flow.js';
 import type { TaskObserver, TaskUpdate } from './task-observer.js';
 import type { ClientTransport } from './transport.js';
 
-export type { ClientTaskOptions, Era, RequestOptions, RoundInfo, Step, Subscription, TaskObserver, TaskUpdate };
+export type { BusyRetryOptions, ClientTaskOptions, Era, RequestOptions, RoundInfo, Step, Subscription, TaskObserver, TaskUpdate };
 
 export interface ClientOptions extends InputHandlers {
   /** Capabilities to declare beyond those implied by the handlers (e.g. extensions). */
@@ -81,6 +82,14 @@ export interface ClientOptions extends InputHandlers {
    * request fails with a ResponseTooLargeError. (stdio: lines over 16 MiB are dropped.)
    */
   maxResponseBytes?: number;
+  /**
+   * HTTP: a request answered 503 or 429 with `Retry-After` (the server ran
+   * nothing: Redis failing over, a limit) is sent again after that wait, at
+   * most `maxAttempts` times in all (5) and `maxTotalWaitMs` of waiting (30 s),
+   * never past the request's time limit; then a ServerBusyError. `false`:
+   * never. connect()'s own `busyRetry` wins.
+   */
+  busyRetry?: BusyRetryOptions | false;
   /** Tasks (the `io.modelcontextprotocol/tasks` extension): whether to declare it, and the bounds of following a task. */
   tasks?: ClientTaskOptions;
   /** Hears of each task's status changes (creation, status, status message); returning false cancels it. */
@@ -181,9 +190,15 @@ export class Client {
   async connect(target: ConnectTarget, httpOptions?: HttpClientTransportOptions): Promise<this> {
     const auth = httpOptions?.auth ?? this.options.auth;
     const maxResponseBytes = httpOptions?.maxResponseBytes ?? this.options.maxResponseBytes;
+    const busyRetry = httpOptions?.busyRetry ?? this.options.busyRetry;
     const transport =
       typeof target === 'string' || target instanceof URL
-        ? new HttpClientTransport(target, { ...httpOptions, ...(auth ? { auth } : {}), ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }) })
+        ? new HttpClientTransport(target, {
+            ...httpOptions,
+            ...(auth ? { auth } : {}),
+            ...(maxResponseBytes === undefined ? {} : { maxResponseBytes }),
+            ...(busyRetry === undefined ? {} : { busyRetry }),
+          })
         : 'request' in target
           ? target
           : unspawnable(target);

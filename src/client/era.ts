@@ -10,7 +10,7 @@ import { isImplementation, isObject } from '../protocol/guards.js';
 import { LegacyMethod, Method, Notification } from '../protocol/methods.js';
 import type { LoggingLevel, Result } from '../protocol/types.js';
 import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import { ClientError, ProtocolViolationError, TransportError } from './errors.js';
+import { ClientError, ProtocolViolationError, ServerBusyError, TransportError } from './errors.js';
 import type { Era } from './envelope.js';
 import type { Requester } from './requester.js';
 
@@ -49,8 +49,8 @@ export async function settleEra(requester: Requester, options: EraOptions): Prom
         if (!legacy) throw error;
         return initializeLegacy(requester, options, legacy);
       }
-    } else if (!(error instanceof ClientError) || isAuthorizationStatus(error)) {
-      // Not signed in (or not allowed) is no sign of a 2025 server: never fall back on 401/403.
+    } else if (!(error instanceof ClientError) || isAuthorizationStatus(error) || error instanceof ServerBusyError) {
+      // Not signed in (or not allowed), or busy past the retries, is no sign of a 2025 server: never fall back on those.
       throw error;
     }
     return initializeLegacy(requester, options);

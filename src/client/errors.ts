@@ -51,6 +51,27 @@ export class ResponseTooLargeError extends TransportError {
   }
 }
 
+/**
+ * The server kept answering 503 or 429 with `Retry-After`, and the client
+ * stopped trying (`busyRetry.maxAttempts`, `busyRetry.maxTotalWaitMs`, or
+ * the request's own time limit): `status`, how many `attempts` were sent, and
+ * the last `Retry-After` (as sent, and in ms). The server ran none of them.
+ */
+export class ServerBusyError extends TransportError {
+  constructor(
+    message: string,
+    status: number,
+    body: string | undefined,
+    readonly attempts: number,
+    readonly retryAfter: string,
+    readonly retryAfterMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, status, body, options);
+    this.name = 'ServerBusyError';
+  }
+}
+
 /** A request ran out of time (`requestTimeoutMs`, or the request's own `timeoutMs`), across every attempt. */
 export class RequestTimeoutError extends ClientError {
   constructor(message: string) {

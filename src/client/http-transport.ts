@@ -10,6 +10,10 @@
  * resumption, the standalone GET stream, DELETE) are the era's, in
  * http-session.ts: this transport calls it at each step and moves the bytes.
  *
+ * A 503 or 429 with Retry-After (before any JSON-RPC response: the server
+ * ran nothing) is sent again after the wait it names, within `busyRetry`'s
+ * bounds and the request's deadline (retry-after.ts).
+ *
  * Against any server: replies are read up to `maxResponseBytes` (JSON
  * bodies after decompression, SSE lines and events), one timeout covers
  * every attempt of a request, redirects stay within the origin
@@ -33,6 +37,8 @@ import { HttpSession, type Session } from './http-session.js';
 import { EVENT_STREAM, mediaType } from './media-type.js';
 import { reachFailure } from './reach-failure.js';
 import { fetchWithinOrigin } from './redirects.js';
+import { pause } from './pause.js';
+import { BusyRetries, RETRY_AFTER_STATUSES, RetryLater, retryAfterMs, type BusyRetryOptions } from './retry-after.js';
 import { StreamBroken } from './stream-broken.js';
 import type { ClientTransport, ServerRequestHandler, TransportRequestOptions } from './transport.js';
 
@@ -56,6 +62,14 @@ export interface HttpClientTransportOptions {
    * in characters). Past it the read stops with a ResponseTooLargeError.
    */
   maxResponseBytes?: number;
+  /**
+   * A request answered 503 or 429 with `Retry-After` is sent again after the
+   * wait it names, at most `maxAttempts` times in all (default 5) and
+   * `maxTotalWaitMs` of waiting in all (default 30 s), never past the
+   * request's time limit; then a ServerBusyError. `false`: never (the reply
+   * is the request's error, as without Retry-After).
+   */
+  busyRetry?: BusyRetryOptions | false;
 }
 
 interface Tracked {
@@ -131,17 +145,37 @@ export class HttpClientTransport implements ClientTransport {
     const limit = this.options.reissueLimit ?? 2;
     // One limit for the request, however many times it is sent or resumed.
     const deadline = new Deadline(options.timeoutMs);
+    const busy = new BusyRetries(this.url, this.options.busyRetry || undefined);
     let attempt = message;
-    for (let tries = 0; ; tries++) {
+    for (let tries = 0; ; ) {
       try {
         return await this.send(attempt, options, deadline);
       } catch (error) {
+        if (error instanceof RetryLater) {
+          // Refused before any work: the same request again, once the server's wait is over (or the error saying why not).
+          await this.waitOut(busy.next(error, deadline), options.signal);
+          continue;
+        }
+        tries++;
         if (!(error instanceof StreamBroken) || options.signal?.aborted) throw error;
         if (this.session.resumes(error)) return this.session.resume(message, error, options, limit, deadline);
-        if (tries >= limit) throw new TransportError(error.message, undefined, undefined, { cause: error.cause });
+        if (tries > limit) throw new TransportError(error.message, undefined, undefined, { cause: error.cause });
         // The broken stream lost the request: send it again as a new request.
-        attempt = { ...message, id: `${String(message.id)}-r${tries + 1}` };
+        attempt = { ...message, id: `${String(message.id)}-r${tries}` };
       }
+    }
+  }
+
+  /** The wait before a request is sent again: the caller's signal ends it at once (with its reason), and so does close(). */
+  private async waitOut(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    const waiting = this.track(signal);
+    try {
+      await pause(ms, waiting.signal);
+    } catch (error) {
+      if (waiting.closed) throw new TransportError('The client closed the connection while a request waited to be sent again (Retry-After)', undefined, undefined, { cause: error });
+      throw error;
+    } finally {
+      waiting.release();
     }
   }
 
@@ -198,6 +232,7 @@ export class HttpClientTransport implements ClientTransport {
     try {
       const res = await this.post(message, options.headers, controller.signal);
       await this.session.check(res);
+      await this.refusedForNow(res);
       if (mediaType(res.headers.get('content-type')) === EVENT_STREAM) {
         const read = this.readStream(res, message.id, options, controller.signal);
         return elsewhere ? await Promise.race([read, elsewhere]) : await read;
@@ -213,6 +248,16 @@ export class HttpClientTransport implements ClientTransport {
       done();
       controller.release();
     }
+  }
+
+  /** A 503 or 429 with a readable Retry-After (and retries not turned off): thrown as RetryLater, its body read for the error. */
+  private async refusedForNow(res: Response): Promise<void> {
+    if (this.options.busyRetry === false || !RETRY_AFTER_STATUSES.has(res.status)) return;
+    const retryAfter = res.headers.get('retry-after');
+    const waitMs = retryAfterMs(retryAfter);
+    if (waitMs === undefined) return;
+    const text = await readBodyText(res, Math.min(this.maxResponseBytes, KEPT_BODY_CHARS * 4), this.url).catch(() => '');
+    throw new RetryLater(res.status, retryAfter!.trim(), waitMs, text.length > KEPT_BODY_CHARS ? `${text.slice(0, KEPT_BODY_CHARS)}…` : text);
   }
 
   /** The JSON-RPC response in a JSON body: it must be one, and for this request (the same id, of the same type). */

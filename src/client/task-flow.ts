@@ -19,6 +19,7 @@ import { InputFlowError, ProtocolViolationError, RequestTimeoutError, ResponseTo
 import type { InputHandlers } from './handlers.js';
 import { answerAll } from './input-answers.js';
 import { listen, type Subscription } from './listen.js';
+import { PASSING_STATUSES } from './retry-after.js';
 import type { Requester, RequestOptions } from './requester.js';
 import { isTerminal, readDetailedTask } from './task-checks.js';
 import { TaskWatch, type TaskObserver } from './task-observer.js';
@@ -256,10 +257,11 @@ function outcome<R extends Result>(task: DetailedTask, method: string): R {
   }
 }
 
-/** Statuses that say "try again shortly" (a proxy or a busy instance), not "no". */
-const PASSING_STATUSES = new Set([429, 502, 503, 504]);
-
-/** Failures worth another poll: the network, a busy server, or one poll's time running out (not a limit or a broken reply). */
+/**
+ * Failures worth another poll: the network, a busy server (a 503 or 429 the
+ * transport already waited out by its Retry-After included), or one poll's
+ * time running out (not a limit or a broken reply).
+ */
 export function isPassing(error: unknown): boolean {
   if (error instanceof ResponseTooLargeError) return false;
   if (error instanceof RequestTimeoutError) return true;

@@ -5,7 +5,10 @@
  * --cluster-replicas 1` into three masters with a replica each; stopped by
  * PID. A node can be killed (SIGKILL) and started again: its replica takes
  * over, and the node comes back as a replica (its directory keeps
- * nodes.conf). redis-cli comes with redis-server (Debian's redis-tools).
+ * nodes.conf). A node can be frozen (SIGSTOP) and thawed (SIGCONT) by PID:
+ * with a `nodeTimeoutMs` longer than the freeze the cluster does not fail it
+ * over, so it wakes up as the master it was. redis-cli comes with
+ * redis-server (Debian's redis-tools).
  */
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,8 +21,13 @@ import { forgetPid, stopPid, trackPid } from './child-processes.js';
 import { answersPing, requireRedisServer } from './redis-server.js';
 
 const NODES = 6;
-/** How long a master may not answer before the others count it failed (and its replica takes over). */
+/** How long a master may not answer before the others count it failed (and its replica takes over), unless a test gives its own. */
 const NODE_TIMEOUT_MS = 1000;
+
+export interface RedisClusterOptions {
+  /** `cluster-node-timeout`, in ms (default 1000: a killed master is failed over within seconds). */
+  nodeTimeoutMs?: number;
+}
 /** Polls of a bounded wait, 100 ms apart. */
 const POLLS = 300;
 
@@ -46,6 +54,10 @@ export interface RedisCluster {
   kill(port: number): Promise<void>;
   /** Starts a killed node again (it rejoins, as a replica if its slots moved). */
   restart(port: number): Promise<void>;
+  /** SIGSTOP of one node, by PID: it stops answering, its sockets still take what is sent. */
+  freeze(port: number): void;
+  /** SIGCONT of a frozen node; resolves once it answers PING again. */
+  thaw(port: number): Promise<void>;
   /** Resolves once every live node says cluster_state:ok and, with `replicas`, every master has a replica in sync. */
   healthy(replicas?: boolean): Promise<void>;
   /** Keys on one node matching `pattern` (SCAN). */
@@ -88,20 +100,28 @@ function parseNodes(text: string): ClusterNode[] {
   });
 }
 
-export async function startRedisCluster(): Promise<RedisCluster> {
+export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
+  const nodeTimeoutMs = options.nodeTimeoutMs ?? NODE_TIMEOUT_MS;
   requireRedisServer();
-  const ports = await Promise.all(Array.from({ length: NODES }, () => freePort()));
-  const busPorts = await Promise.all(Array.from({ length: NODES }, () => freePort()));
+  // Twelve distinct ports: the OS may hand a port just closed out again, and two nodes on one fail to start.
+  const chosen = new Set<number>();
+  for (let n = 0; n < 1000 && chosen.size < NODES * 2; n++) chosen.add(await freePort());
+  const ports = [...chosen].slice(0, NODES);
+  const busPorts = [...chosen].slice(NODES, NODES * 2);
   const dir = mkdtempSync(join(tmpdir(), 'tessera-redis-cluster-'));
   const children = new Map<number, ChildProcess>();
 
   const startNode = async (i: number): Promise<void> => {
     const port = ports[i]!;
     const args = ['--port', String(port), '--cluster-port', String(busPorts[i]), '--bind', '127.0.0.1', '--protected-mode', 'yes'];
-    args.push('--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', String(NODE_TIMEOUT_MS));
+    args.push('--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', String(nodeTimeoutMs));
     // A replica syncs at once (no 5 s wait for others to join the transfer).
     args.push('--dir', dir, '--save', '', '--appendonly', 'no', '--dbfilename', `dump-${port}.rdb`, '--repl-diskless-sync-delay', '0');
-    const child = spawn('redis-server', args, { stdio: 'ignore' });
+    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk: Buffer): void => void (output = (output + chunk.toString()).slice(-2000));
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
     trackPid(child.pid);
     child.once('exit', () => forgetPid(child.pid));
     children.set(port, child);
@@ -109,7 +129,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       if (await answersPing(port)) return;
       await pause(50);
     }
-    throw new Error(`redis-server (cluster node) did not answer on port ${port}`);
+    throw new Error(`redis-server (cluster node) did not answer on port ${port}: ${output}`);
   };
 
   const live = (): number[] => ports.filter((port) => children.get(port)?.exitCode === null && children.get(port)?.signalCode === null);
@@ -191,6 +211,21 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     },
     async restart(port) {
       await startNode(ports.indexOf(port));
+    },
+    freeze(port) {
+      const pid = children.get(port)?.pid;
+      if (pid === undefined) throw new Error(`node ${port} is not running`);
+      process.kill(pid, 'SIGSTOP');
+    },
+    async thaw(port) {
+      const pid = children.get(port)?.pid;
+      if (pid === undefined) throw new Error(`node ${port} is not running`);
+      process.kill(pid, 'SIGCONT');
+      for (let n = 0; n < POLLS; n++) {
+        if (await answersPing(port)) return;
+        await pause(50);
+      }
+      throw new Error(`cluster node ${port} did not answer after SIGCONT`);
     },
     healthy,
     async keysOn(port, pattern) {

@@ -31,9 +31,9 @@ export type ScriptReply =
   /** 200 application/json with `{jsonrpc, id, result}`. */
   | { result: Json }
   /** A JSON-RPC error body (status 200 unless given; `omitId` leaves the id out). */
-  | { error: { code: number; message: string; data?: unknown }; status?: number; omitId?: boolean }
+  | { error: { code: number; message: string; data?: unknown }; status?: number; omitId?: boolean; headers?: Record<string, string> }
   /** Any raw reply. */
-  | { status: number; body: string; contentType?: string }
+  | { status: number; body: string; contentType?: string; headers?: Record<string, string> }
   /** 200 text/event-stream: each object becomes one `data:` event, each string is written verbatim (raw SSE text); then the stream ends. */
   | { sse: Array<Json | string> }
   /** No reply: the response stays open until the client hangs up. */
@@ -99,13 +99,13 @@ export async function startScriptedHttp(responder: Responder): Promise<ScriptedH
             res.writeHead(200, { 'content-type': 'application/json' }).end(text);
           } else if ('error' in reply) {
             const text = JSON.stringify(reply.omitId ? { jsonrpc: '2.0', error: reply.error } : { jsonrpc: '2.0', id: message.id, error: reply.error });
-            res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(text);
+            res.writeHead(reply.status ?? 200, { ...reply.headers, 'content-type': 'application/json' }).end(text);
           } else if ('sse' in reply) {
             res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
             for (const entry of reply.sse) res.write(typeof entry === 'string' ? entry : `data: ${JSON.stringify(entry)}\n\n`);
             res.end();
           } else {
-            res.writeHead(reply.status, { 'content-type': reply.contentType ?? 'text/plain' }).end(reply.body);
+            res.writeHead(reply.status, { ...reply.headers, 'content-type': reply.contentType ?? 'text/plain' }).end(reply.body);
           }
         })
         .catch((error: unknown) => {
