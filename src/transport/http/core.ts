@@ -226,7 +226,7 @@ export class HttpCore {
       };
       return { send, close: () => opened.end(), signal: request.signal };
     };
-    const status = await this.handler.sessionPeer!.openStream((name) => request.header(name), open, caller.principal);
+    const status = await this.handler.sessionPeer!.openStream(request.header, open, caller.principal);
     if (!stream) responder.send(...this.bare(status));
   }
 
@@ -234,7 +234,7 @@ export class HttpCore {
   private async endSession(request: HttpRequestView, responder: HttpResponder): Promise<void> {
     const caller = await this.caller(request, responder);
     if (!caller) return;
-    responder.send(...this.bare(await this.handler.sessionPeer!.endSession((name) => request.header(name), caller.principal)));
+    responder.send(...this.bare(await this.handler.sessionPeer!.endSession(request.header, caller.principal)));
   }
 
   /** The answer to GET or DELETE when no stream opened: body-less, a refusal's JSON-RPC error, or the 405 with its Allow header. */
@@ -262,7 +262,7 @@ export class HttpCore {
     if (!caller) return;
     const { principal, auth } = caller;
 
-    const peer: PeerMessageContext = { header: (name) => request.header(name), principal };
+    const peer: PeerMessageContext = { header: request.header, principal };
     if (incoming.kind !== 'invalid') this.trace?.('in', incoming.message);
     switch (incoming.kind) {
       case 'invalid':
