@@ -67,13 +67,28 @@ export function admittedOperation(request: JsonRpcRequest, meta: RequestMeta, lo
   const raw = request.params ?? {};
   const check = PARAMS_CHECKERS.get(request.method);
   const params = check ? check(raw) : raw;
+  // The checker made name and uri strings, inputResponses an object and requestState a string where present.
+  const requestState = params.requestState as string | undefined;
+  const inputResponses = params.inputResponses as Record<string, unknown> | undefined;
   switch (request.method) {
-    case 'tools/call':
-      return { request, params, meta, tool: lookups.tool(params.name as string) };
-    case 'prompts/get':
-      return { request, params, meta, prompt: lookups.prompt(params.name as string) };
-    case 'resources/read':
-      return { request, params, meta, resource: lookups.resource(params.uri as string) };
+    case 'tools/call': {
+      const name = params.name as string;
+      const args = params.arguments as Record<string, unknown> | undefined;
+      const tool = lookups.tool(name);
+      return { request, params, meta, tool, asks: tool?.definition.asks, round: { method: request.method, target: name, args, requestState, inputResponses } };
+    }
+    case 'prompts/get': {
+      const name = params.name as string;
+      const args = params.arguments as Record<string, unknown> | undefined;
+      const prompt = lookups.prompt(name);
+      return { request, params, meta, prompt, asks: prompt?.asks, round: { method: request.method, target: name, args, requestState, inputResponses } };
+    }
+    case 'resources/read': {
+      const uri = params.uri as string;
+      const resource = lookups.resource(uri);
+      // A read has no arguments: its URI is its whole target.
+      return { request, params, meta, resource, asks: resource?.entry.asks, round: { method: request.method, target: uri, args: undefined, requestState, inputResponses } };
+    }
     default:
       return { request, params, meta };
   }

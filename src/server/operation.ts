@@ -30,25 +30,11 @@ export interface Operation<P extends object = UncheckedParams> {
   readonly prompt?: RegisteredPrompt | undefined;
   /** What serves the URI a `resources/read` names. */
   readonly resource?: ResourceTarget | undefined;
+  /** The kinds of question its handler declared it may ask (`asks`), as registered for the target. */
+  readonly asks?: readonly AskKind[] | undefined;
+  /** For the three methods that may ask: what the open step reads (the target, arguments and the retry's state). */
+  readonly round?: RoundRequest | undefined;
 }
 
 /** The operation of a core method, its params typed as that method's. */
 export type OperationOf<M extends CoreMethod> = Operation<CheckedParams<M>>;
-
-/** The kinds of question the handler of this operation declared it may ask (`asks`), if it did. */
-export function asksOf(operation: Operation): readonly AskKind[] | undefined {
-  return operation.tool?.definition.asks ?? operation.prompt?.asks ?? operation.resource?.entry.asks;
-}
-
-/** What the requestState of a round is bound to: the method, its target (name or URI), the arguments; and what the retry carries. */
-export function roundRequestOf({ request, params }: Operation): RoundRequest {
-  const uri = request.method === 'resources/read';
-  return {
-    method: request.method,
-    target: String(uri ? params.uri : params.name),
-    // A read has no arguments: its URI is its whole target.
-    args: uri ? undefined : (params.arguments as Record<string, unknown> | undefined),
-    requestState: params.requestState as string | undefined,
-    inputResponses: params.inputResponses as Record<string, unknown> | undefined,
-  };
-}

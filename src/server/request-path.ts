@@ -11,14 +11,12 @@ import { missingForKinds } from '../protocol/capabilities.js';
 import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
 import type { Result } from '../protocol/types.js';
 import { Replayed, STUCK } from '../mrtr/replay.js';
 import type { Round } from '../mrtr/input-rounds.js';
 import type { ServerCore } from './core.js';
 import { passGates } from './gates.js';
 import { holdNotifications } from './held-notifications.js';
-import { asksOf, roundRequestOf } from './operation.js';
 import type { PathRecord } from './request-observer.js';
 import { finishResult } from './results.js';
 
@@ -47,9 +45,9 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
     // open: for the three methods that may ask: open the retry before any handler code runs
     //    (inputResponses, requestState sealed and bound to this caller and request, single use; nothing runs for
     //    a caller that went away meanwhile) (mrtr/input-rounds.ts).
-    if (INPUT_REQUIRED_METHODS.has(request.method)) {
+    if (admitted.round) {
       // Only a request that came over HTTP (it has headers) may see its retry go to another instance.
-      const opening = core.rounds.open(roundRequestOf(admitted), channel.principal, admitted.meta.clientCapabilities, core.singleUse(admitted), channel.header !== undefined, channel);
+      const opening = core.rounds.open(admitted.round, channel.principal, admitted.meta.clientCapabilities, core.singleUse(admitted), channel.header !== undefined, channel);
       round = opening instanceof Promise ? await opening : opening;
       record.round = round;
     }
@@ -60,7 +58,7 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
 
   // run: the handler's context, with the interaction it asks through already in it (context.ts). A handler that
   //    declared it may ask what this request did not declare gets its notifications held (held-notifications.ts).
-  const asks = asksOf(admitted);
+  const asks = admitted.asks;
   const held = asks && channel.canNotify && missingForKinds(asks, admitted.meta.clientCapabilities).length > 0 ? holdNotifications(channel) : undefined;
   const handlerChannel = held?.channel ?? channel;
   const ctx = core.context(request, handlerChannel, admitted.meta, round?.interaction);
