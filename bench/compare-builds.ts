@@ -1,7 +1,7 @@
 /**
  * Two builds of Tessera side by side, for "does this change make it slower":
  *
- *   npm run bench:compare -- --base ../before [--rounds 5] [--seconds 10] [--warmup 30]
+ *   npm run bench:compare -- --base ../before [--rounds 5] [--seconds 10] [--warmup 30] [--flows echo,confirm,wizard]
  *
  * `--base` is another checkout of this repository, built (`npm ci && npm run
  * build` there; `git worktree add ../before <commit>` makes one). The bench
@@ -31,10 +31,11 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '30' },
     connections: { type: 'string', default: '16' },
+    flows: { type: 'string', default: 'echo,confirm,wizard' },
   },
 });
 if (!values.base) {
-  console.error('usage: npm run bench:compare -- --base <another built checkout> [--rounds N] [--seconds S] [--warmup S] [--connections C]');
+  console.error('usage: npm run bench:compare -- --base <another built checkout> [--rounds N] [--seconds S] [--warmup S] [--connections C] [--flows echo,confirm,wizard]');
   process.exit(2);
 }
 const baseScript = resolve(values.base, 'dist/bench/servers/tessera.js');
@@ -50,8 +51,13 @@ if (!wrkAvailable()) {
 const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-const FLOWS: ReadonlyArray<WrkCellOptions['flow']> = ['echo', 'confirm', 'wizard'];
 const LABELS: Record<WrkCellOptions['flow'], string> = { echo: 'echo', confirm: 'MRTR, one question', wizard: 'MRTR, three rounds + once' };
+const FLOWS = values.flows.split(',').map((flow) => flow.trim()) as Array<WrkCellOptions['flow']>;
+const unknown = FLOWS.filter((flow) => !Object.hasOwn(LABELS, flow));
+if (unknown.length > 0) {
+  console.error(`--flows takes ${Object.keys(LABELS).join(', ')}; not ${unknown.join(', ')}`);
+  process.exit(2);
+}
 
 stopAllOnExit();
 const { reason } = choosePinning(true);

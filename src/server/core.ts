@@ -235,7 +235,7 @@ export class ServerCore implements ServerHost, GateLookups {
   async invoke(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): Promise<Result> {
     const handler = this.method(request.method);
     if (!handler) throw McpError.methodNotFound(request.method);
-    const operation = admittedOperation(request, meta, this);
+    const operation = admittedOperation(request, meta, this, handler);
     this.admit(operation);
     const ctx = this.context(request, channel, meta, interaction);
     try {

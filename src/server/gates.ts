@@ -53,9 +53,9 @@ export function passGates(request: JsonRpcRequest, channel: RequestChannel, look
   const handler = lookups.method(request.method);
   if (!handler) throw McpError.methodNotFound(request.method);
   if (header) checkRoutingHeaders(header, request);
-  const operation = admittedOperation(request, meta, lookups);
-  if (header && operation.tool && operation.tool.headerParams.length > 0) checkParamHeaders(header, operation.tool.headerParams, operation.params.arguments);
-  return { ...operation, handler };
+  const admitted = admittedOperation(request, meta, lookups, handler);
+  if (header && admitted.tool && admitted.tool.headerParams.length > 0) checkParamHeaders(header, admitted.tool.headerParams, admitted.params.arguments);
+  return admitted;
 }
 
 /**
@@ -63,7 +63,7 @@ export function passGates(request: JsonRpcRequest, channel: RequestChannel, look
  * operation every later step reads. The 2025-11-25 era makes its operations
  * here too, after its own gates.
  */
-export function admittedOperation(request: JsonRpcRequest, meta: RequestMeta, lookups: GateLookups): Operation {
+export function admittedOperation(request: JsonRpcRequest, meta: RequestMeta, lookups: GateLookups, handler: MethodHandler): Admitted {
   const raw = request.params ?? {};
   const check = PARAMS_CHECKERS.get(request.method);
   const params = check ? check(raw) : raw;
@@ -75,21 +75,21 @@ export function admittedOperation(request: JsonRpcRequest, meta: RequestMeta, lo
       const name = params.name as string;
       const args = params.arguments as Record<string, unknown> | undefined;
       const tool = lookups.tool(name);
-      return { request, params, meta, tool, asks: tool?.definition.asks, round: { method: request.method, target: name, args, requestState, inputResponses } };
+      return { request, params, meta, handler, tool, asks: tool?.definition.asks, round: { method: request.method, target: name, args, requestState, inputResponses } };
     }
     case 'prompts/get': {
       const name = params.name as string;
       const args = params.arguments as Record<string, unknown> | undefined;
       const prompt = lookups.prompt(name);
-      return { request, params, meta, prompt, asks: prompt?.asks, round: { method: request.method, target: name, args, requestState, inputResponses } };
+      return { request, params, meta, handler, prompt, asks: prompt?.asks, round: { method: request.method, target: name, args, requestState, inputResponses } };
     }
     case 'resources/read': {
       const uri = params.uri as string;
       const resource = lookups.resource(uri);
       // A read has no arguments: its URI is its whole target.
-      return { request, params, meta, resource, asks: resource?.entry.asks, round: { method: request.method, target: uri, args: undefined, requestState, inputResponses } };
+      return { request, params, meta, handler, resource, asks: resource?.entry.asks, round: { method: request.method, target: uri, args: undefined, requestState, inputResponses } };
     }
     default:
-      return { request, params, meta };
+      return { request, params, meta, handler };
   }
 }
