@@ -8,7 +8,7 @@
 // dist/src, so it is not counted). Per round it prints the files and the functions entered (a function
 // counts once however often it ran), the calls in all, how often the tool was looked up by its name
 // (Map get/has with the tool's name as key, on the maps the tool was put in when registered) and how often a request header
-// was read (calls of transport/http/node-request.js's headerOf, the one place node:http headers are read).
+// was read (calls of transport/http/node-request.js's readHeader, the one place node:http headers are read).
 
 import { Session } from 'node:inspector/promises';
 import { parseArgs } from 'node:util';
@@ -104,7 +104,7 @@ async function measured(step) {
       files.add(file);
       functions.push(`${file} ${fn.functionName || '(anonymous)'}@${fn.ranges[0].startOffset} ×${count}`);
       calls += count;
-      if (file === 'transport/http/node-request.js' && fn.functionName === 'headerOf') headerReads += count;
+      if (file === 'transport/http/node-request.js' && fn.functionName === 'readHeader') headerReads += count;
     }
   }
   return { value, numbers: { files: files.size, functions: functions.length, calls, toolLookups: lookups, headerReads }, functions: functions.sort() };

@@ -244,7 +244,8 @@ export class Client {
    * JSON-RPC errors throw McpError with the server's code and data.
    */
   request<M extends ClientMethod>(method: M, params?: CallerParams<M>, options?: RequestOptions): Promise<ResultByMethod[M]>;
-  request(method: string, params?: Record<string, unknown>, options?: RequestOptions): Promise<Result>;
+  /** A method the schema does not have (an extension's): its params are not typed here. */
+  request<M extends string>(method: M & (M extends ClientMethod ? never : unknown), params?: Record<string, unknown>, options?: RequestOptions): Promise<Result>;
   request(method: string, params: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<Result> {
     return this.requester.request(method, params, options);
   }

@@ -82,9 +82,11 @@ class LegacyEra implements ServerExtension, SessionPeer {
   }
 
   route(request: JsonRpcRequest, channel: RequestChannel): Promise<Reply> | undefined {
-    const version = channel.header?.('mcp-protocol-version')?.trim();
     const modern = hasModernMeta(request.params);
     const sessionId = channel.header?.('mcp-session-id');
+    // 2026-07-28 in its body and in no session: the gates take it, whatever its header says (they check it).
+    if (modern && sessionId === undefined) return undefined;
+    const version = channel.header?.('mcp-protocol-version')?.trim();
     // A stray session id on a request that is 2026 in both body and header is ignored (§12.6).
     if (sessionId !== undefined && !(modern && version !== undefined && !isLegacyVersion(version))) {
       if (unservedVersion(version)) return Promise.resolve(badVersion(request.id, version!));

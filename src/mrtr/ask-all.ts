@@ -16,8 +16,12 @@ import { InvalidAnswer, type Question } from './questions.js';
 export type AskOne = (question: Question<unknown>, key: string | undefined) => Promise<unknown>;
 
 export async function askAll(input: Question<unknown> | QuestionMap, declared: ClientCapabilities, askOne: AskOne): Promise<unknown> {
-  const single = isQuestion(input);
-  const entries: Array<[string | undefined, Question<unknown>]> = single ? [[undefined, input]] : Object.entries(input);
+  // One question, the common case: no map to build and take apart again.
+  if (isQuestion(input)) {
+    requireCapabilities([input.request], declared);
+    return askOne(input, input.key);
+  }
+  const entries = Object.entries(input);
   for (const [, question] of entries) {
     if (!isQuestion(question)) throw new TypeError('ctx.ask takes a question (see `ask.form`, `ask.url`, `ask.sampling`, `ask.roots`) or a map of them');
   }
@@ -25,8 +29,8 @@ export async function askAll(input: Question<unknown> | QuestionMap, declared: C
     entries.map(([, question]) => question.request),
     declared,
   );
-  const answers = await Promise.all(entries.map(([key, question]) => askOne(question, key ?? question.key)));
-  return single ? answers[0] : Object.fromEntries(entries.map(([key], i) => [key, answers[i]]));
+  const answers = await Promise.all(entries.map(([key, question]) => askOne(question, key)));
+  return Object.fromEntries(entries.map(([key], i) => [key, answers[i]]));
 }
 
 /** How many times in all a question is put to a person whose answers do not fit it, before the request fails. */

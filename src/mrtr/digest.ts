@@ -14,12 +14,22 @@ export const MAX_DIGEST_DEPTH = 256;
 export function canonicalJson(value: unknown, depth = 0): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (depth >= MAX_DIGEST_DEPTH) throw McpError.invalidParams(`Invalid params: the value nests deeper than ${MAX_DIGEST_DEPTH} levels`);
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v, depth + 1))).join(',')}]`;
-  const entries = Object.keys(value)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k], depth + 1)}`);
-  return `{${entries.join(',')}}`;
+  // Loops, not map/filter callbacks: this runs over every argument of every round.
+  let out: string;
+  if (Array.isArray(value)) {
+    out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + (value[i] === undefined ? 'null' : canonicalJson(value[i], depth + 1));
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  out = '{';
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined) continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(member, depth + 1)}`;
+  }
+  return `${out}}`;
 }
 
 /** base64url SHA-256 of the canonical JSON, shortened to `length` characters. */

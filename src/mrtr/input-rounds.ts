@@ -12,14 +12,12 @@ import { requireCapabilities } from '../protocol/capabilities.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { isInputRequest } from '../protocol/input-requests.js';
 import { isInputRequiredResult, isObject } from '../protocol/guards.js';
-import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { Method } from '../protocol/methods.js';
 import type { ClientCapabilities, InputRequest, InputRequests, InputRequiredResult, JsonValue, Result } from '../protocol/types.js';
 import type { RedemptionStore } from '../stores/redemption-store.js';
 import { canonicalJson, digestOf, rememberedDigestOfText } from './digest.js';
 import { flowIdOfOldState, newFlowId } from './flow-id.js';
 import { AUTHOR_STATE } from './interaction.js';
-import { ReplayInteraction, STUCK, type Ledger, type Stuck } from './replay.js';
+import { Replayed, ReplayInteraction, STUCK, type Ledger, type Stuck } from './replay.js';
 import { StateTooLargeError, type OpenedState, type StateClaims, type StateRejection, type StateSealer } from './sealed-state.js';
 
 export interface InputRoundsOptions {
@@ -44,25 +42,47 @@ export interface Flow {
 /** Who waits for the round's answer: gone (the HTTP client disconnected, a stdio cancel) once its signal is aborted. */
 export interface Caller {
   readonly signal: AbortSignal;
+  /** Whether it went away, when that can be told without making the signal (see RequestChannel.gone). */
+  readonly gone?: boolean | undefined;
 }
 
-/** One round in progress: the retry as opened, and the interaction its handler asks through. */
+function isGone(caller: Caller | undefined): boolean {
+  return caller !== undefined && (caller.gone ?? caller.signal.aborted);
+}
+
+/** A request of a method that may ask, as its rounds need it (the server makes it from the checked params: server/operation.ts). */
+export interface RoundRequest {
+  readonly method: string;
+  /** The name or URI it targets. */
+  readonly target: string;
+  /** Its arguments; undefined when it has none (a read's URI is its whole target). */
+  readonly args: Readonly<Record<string, unknown>> | undefined;
+  readonly requestState: string | undefined;
+  readonly inputResponses: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** One round in progress, as opened: nothing in it changes once it is made. */
 export interface Round {
-  readonly request: JsonRpcRequest;
+  readonly request: RoundRequest;
   readonly principal: string;
   /** Checked after each redemption: nothing runs for a caller that went away meanwhile. */
   readonly caller?: Caller | undefined;
+  /** The interaction its handler asks through (it records what the run answered and ran). */
   readonly interaction: ReplayInteraction;
   /** Whether the retry may reach another instance (HTTP); over stdio or in process it comes back to this one. */
   readonly acrossInstances: boolean;
-  /** The claims the state is bound to; made when first needed (most first rounds never need them). */
-  claims?: Promise<StateClaims>;
-  /** This round was answered before (it ran a `ctx.once` step): its answer, to send again without running the handler. */
-  readonly replayed?: Result;
-  /** The retry's state, once this round redeemed it (to keep its answer for a replay). */
-  redeemed?: { id: string; expiresAt: number };
-  /** The flow; a first round has none until it seals a state (one that needs no input never does). */
-  flow?: Flow;
+  /** The claims the state is bound to: made when first needed (most first rounds never need them), then the same promise. */
+  readonly claims: () => Promise<StateClaims>;
+  /** The state this retry opened, when a `ctx.once` step may redeem it (its answer is then kept for a replay). */
+  readonly state?: RedeemableState;
+  /** The flow this retry continues; a first round has none (it starts one if it seals a state). */
+  readonly flow?: Flow;
+}
+
+/** What a round came to: the result to send, and the flow it belongs to (started now when a first round sealed a state). */
+export interface Concluded {
+  readonly result: Result;
+  readonly flow: Flow | undefined;
 }
 
 /** The one error a client gets for any state that fails; the reason goes to the server log (and metrics) only. */
@@ -91,6 +111,9 @@ function continuedFlow(ledger: Ledger, stateId: string): Flow {
   return { id: flowIdOfOldState(stateId), round: 2 };
 }
 
+/** No inputResponses: a first round, or a retry that answers nothing. */
+const NO_RESPONSES: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /** What a redemption needs of an opened state. */
 type RedeemableState = Pick<OpenedState<unknown>, 'id' | 'expiresAt' | 'generation'>;
 
@@ -103,21 +126,11 @@ const REFUSALS = {
 export class InputRounds {
   constructor(private readonly options: InputRoundsOptions) {}
 
-  private claims(request: JsonRpcRequest, principal: string): Promise<StateClaims> {
-    const params = request.params ?? {};
-    const isRead = request.method === Method.ResourcesRead;
-    return digestOf(isRead ? {} : (params.arguments ?? {})).then((args) => ({
-      method: request.method,
-      target: String(isRead ? params.uri : params.name),
-      args,
-      principal,
-      audience: this.options.audience,
-    }));
-  }
-
-  private claimsOf(round: Round): Promise<StateClaims> {
-    round.claims ??= this.claims(round.request, round.principal);
-    return round.claims;
+  /** The claims of `request` by `principal`, made on the first call and kept. */
+  private claimsFor(request: RoundRequest, principal: string): () => Promise<StateClaims> {
+    let made: Promise<StateClaims> | undefined;
+    return () =>
+      (made ??= digestOf(request.args ?? {}).then((args) => ({ method: request.method, target: request.target, args, principal, audience: this.options.audience })));
   }
 
   /**
@@ -126,35 +139,32 @@ export class InputRounds {
    * (no promise): most requests are first rounds, and each await costs.
    */
   open(
-    request: JsonRpcRequest,
+    request: RoundRequest,
     principal: string | undefined,
     capabilities: ClientCapabilities,
     singleUse: boolean,
     acrossInstances: boolean,
     caller?: Caller,
   ): Round | Promise<Round> {
-    const params = request.params ?? {};
-    let inputResponses: Record<string, unknown> = {};
-    if (params.inputResponses !== undefined) {
-      if (!isObject(params.inputResponses)) throw McpError.invalidParams('Invalid params: inputResponses must be an object');
-      inputResponses = params.inputResponses;
-    }
-    if (params.requestState === undefined) return { request, principal: principal ?? '', interaction: new ReplayInteraction({}, inputResponses, capabilities), acrossInstances };
-    return this.openState(request, principal, inputResponses, capabilities, singleUse, acrossInstances, caller);
+    const inputResponses = request.inputResponses ?? NO_RESPONSES;
+    const claims = this.claimsFor(request, principal ?? '');
+    if (request.requestState === undefined) return { request, principal: principal ?? '', interaction: new ReplayInteraction({}, inputResponses, capabilities), acrossInstances, claims };
+    return this.openState(request, request.requestState, principal, inputResponses, capabilities, singleUse, acrossInstances, caller, claims);
   }
 
   private async openState(
-    request: JsonRpcRequest,
+    request: RoundRequest,
+    requestState: string,
     principal: string | undefined,
-    inputResponses: Record<string, unknown>,
+    inputResponses: Readonly<Record<string, unknown>>,
     capabilities: ClientCapabilities,
     singleUse: boolean,
     acrossInstances: boolean,
     caller: Caller | undefined,
+    bound: () => Promise<StateClaims>,
   ): Promise<Round> {
-    const bound = this.claims(request, principal ?? '');
-    const claims = await bound;
-    const opened = await this.options.sealer.open<Ledger>(request.params!.requestState, claims);
+    const claims = await bound();
+    const opened = await this.options.sealer.open<Ledger>(requestState, claims);
     if (!opened.ok) {
       this.options.log(`Rejected requestState on ${request.method} "${claims.target}": ${opened.reason}`);
       throw invalidStateError(opened.rejection);
@@ -168,26 +178,14 @@ export class InputRounds {
     }
     const ledger: Ledger = isObject(opened.state.data) ? opened.state.data : {};
     const flow = continuedFlow(ledger, opened.state.id);
-    let state: RedeemableState | undefined;
-    if (!singleUse) {
-      const replayed = await this.options.redemptions.savedResult?.(opened.state.id);
-      if (replayed) return { request, principal: principal ?? '', interaction: new ReplayInteraction(ledger, inputResponses, capabilities), acrossInstances, claims: bound, replayed, flow };
-      state = opened.state;
-    }
-    if (caller?.signal.aborted) {
+    // Not yet redeemed unless single use: a `ctx.once` step redeems it when (and if) the run reaches one.
+    const state: RedeemableState | undefined = singleUse ? undefined : opened.state;
+    if (isGone(caller)) {
       this.options.log(`Did not run ${request.method} "${claims.target}": the client went away while its requestState was opened${singleUse ? ' and redeemed' : ''}`);
       throw callerGoneError();
     }
-    const round: Round = {
-      request,
-      principal: principal ?? '',
-      caller,
-      interaction: new ReplayInteraction(ledger, inputResponses, capabilities, state && (() => this.claimRound(round, state!))),
-      acrossInstances,
-      claims: bound,
-      flow,
-    };
-    return round;
+    const claimRound = state && ((): Promise<Result | undefined> => this.claimRound(request.method, state, caller));
+    return { request, principal: principal ?? '', caller, interaction: new ReplayInteraction(ledger, inputResponses, capabilities, claimRound), acrossInstances, claims: bound, state, flow };
   }
 
   /**
@@ -206,61 +204,78 @@ export class InputRounds {
 
   /**
    * Before a `ctx.once` step first runs in a round, the round's state is
-   * redeemed, so the step can never run twice for it (a replay of the round —
-   * on any instance sharing the redemption store — gets the answer it gave).
+   * redeemed, so the step can never run twice for it. A replay of the round —
+   * on any instance sharing the redemption store — reaches the step, finds the
+   * state redeemed, and gets the answer the round gave (returned here): the
+   * kept answer is read only then, not on every retry.
    */
-  private async claimRound(round: Round, state: RedeemableState): Promise<void> {
+  private async claimRound(method: string, state: RedeemableState, caller: Caller | undefined): Promise<Result | undefined> {
     const refused = await this.redeem(state);
     if (refused === 'generation') {
-      this.options.log(`Refused the ctx.once steps of a round on ${round.request.method}: ${REFUSALS.generation}`);
+      this.options.log(`Refused the ctx.once steps of a round on ${method}: ${REFUSALS.generation}`);
       throw invalidStateError('generation');
     }
     if (refused) {
-      this.options.log(`Refused a second run of the ctx.once steps of a round on ${round.request.method}: its state was already redeemed`);
+      const answered = await this.options.redemptions.savedResult?.(state.id);
+      if (answered) return answered;
+      this.options.log(`Refused a second run of the ctx.once steps of a round on ${method}: its state was already redeemed`);
       throw McpError.invalidParams('Invalid params: this round was already answered (it runs a ctx.once step); retry to receive that answer');
     }
-    if (round.caller?.signal.aborted) {
-      this.options.log(`Did not run the ctx.once steps of a round on ${round.request.method}: the client went away while its state was redeemed`);
+    if (isGone(caller)) {
+      this.options.log(`Did not run the ctx.once steps of a round on ${method}: the client went away while its state was redeemed`);
       throw callerGoneError();
     }
-    round.redeemed = { id: state.id, expiresAt: state.expiresAt };
+    return undefined;
   }
 
   /**
-   * The result the round answers with (kept for a replay when the round redeemed its state). `link` is what a
-   * state sealed now carries so that the next round's span can link to this one (from the observer; opaque here).
+   * What the round answers with (kept for a replay when a `ctx.once` step redeemed the round's state). `link` is
+   * what a state sealed now carries so that the next round's span can link to this one (from the observer; opaque here).
    */
-  conclude(round: Round, outcome: Result | Stuck, link: string | undefined): Result | Promise<Result> {
+  conclude(round: Round, outcome: Result | Stuck | Replayed, link: string | undefined): Concluded | Promise<Concluded> {
+    // A round answered before answers as it did then: nothing sealed anew, nothing kept again.
+    if (outcome instanceof Replayed) return { result: outcome.result, flow: round.flow };
     // A plain result of a round that kept nothing to replay is final as it is: no promise.
-    if (outcome !== STUCK && !round.redeemed && !isInputRequiredResult(outcome)) return outcome;
+    if (outcome !== STUCK && !round.interaction.claimedRound && !isInputRequiredResult(outcome)) return { result: outcome, flow: round.flow };
     return this.concludeAsync(round, outcome, link);
   }
 
-  private async concludeAsync(round: Round, outcome: Result | Stuck, link: string | undefined): Promise<Result> {
-    const result = outcome === STUCK ? await this.askUnanswered(round, link) : isInputRequiredResult(outcome) ? await this.sealHandMade(round, outcome, link) : outcome;
-    if (round.redeemed) {
-      // The answer goes out even when it cannot be kept: a replay is then refused, never run again.
-      await this.options.redemptions.saveResult?.(round.redeemed.id, result, round.redeemed.expiresAt).catch((error: unknown) => {
-        this.options.log(`Could not keep the answer of a round that ran a ctx.once step on ${round.request.method} (a replay of it will be refused): ${(error as Error).message}`);
-      });
+  private async concludeAsync(round: Round, outcome: Result | Stuck, link: string | undefined): Promise<Concluded> {
+    if (outcome !== STUCK && !isInputRequiredResult(outcome)) {
+      await this.keepAnswer(round, outcome);
+      return { result: outcome, flow: round.flow };
     }
-    return result;
+    // The flow starts with its first sealed state; every later state carries the same id.
+    const flow = round.flow ?? { id: newFlowId(), round: 1 };
+    const result = outcome === STUCK ? await this.askUnanswered(round, flow, link) : await this.sealHandMade(round, outcome, flow, link);
+    if (round.interaction.claimedRound) await this.keepAnswer(round, result);
+    return { result, flow };
+  }
+
+  /** Keeps the answer of a round whose `ctx.once` step redeemed its state, for a replay of it. */
+  private async keepAnswer(round: Round, result: Result): Promise<void> {
+    if (!round.state) return;
+    const { id, expiresAt } = round.state;
+    // The answer goes out even when it cannot be kept: a replay is then refused, never run again.
+    await this.options.redemptions.saveResult?.(id, result, expiresAt).catch((error: unknown) => {
+      this.options.log(`Could not keep the answer of a round that ran a ctx.once step on ${round.request.method} (a replay of it will be refused): ${(error as Error).message}`);
+    });
   }
 
   /** The handler is stuck on unanswered questions: send them, with the ledger sealed. */
-  private async askUnanswered(round: Round, link: string | undefined): Promise<InputRequiredResult> {
+  private async askUnanswered(round: Round, flow: Flow, link: string | undefined): Promise<InputRequiredResult> {
     const inputRequests: Record<string, InputRequest> = {};
     const pending: Record<string, string> = {};
     for (const [key, question] of round.interaction.unanswered) {
       inputRequests[key] = question.request;
       pending[key] = question.digest;
     }
-    const requestState = await this.seal(round, round.interaction.nextLedger(round.interaction.state, pending), link);
+    const requestState = await this.seal(round, round.interaction.nextLedger(round.interaction.state, pending), flow, link);
     return { resultType: 'input_required', inputRequests, requestState };
   }
 
   /** A handler returned an input-required result by hand: check what it asks, then seal what it keeps. */
-  private async sealHandMade(round: Round, result: Result, link: string | undefined): Promise<InputRequiredResult> {
+  private async sealHandMade(round: Round, result: Result, flow: Flow, link: string | undefined): Promise<InputRequiredResult> {
     const requests = result.inputRequests;
     const checked: InputRequests = {};
     const pending: Record<string, string> = {};
@@ -278,7 +293,7 @@ export class InputRounds {
     }
     const marked = (result as { [AUTHOR_STATE]?: JsonValue })[AUTHOR_STATE];
     const authorState = marked !== undefined ? marked : typeof result.requestState === 'string' ? result.requestState : undefined;
-    const sealed = await this.seal(round, round.interaction.nextLedger(authorState, pending), link);
+    const sealed = await this.seal(round, round.interaction.nextLedger(authorState, pending), flow, link);
     const out: InputRequiredResult = { resultType: 'input_required' };
     if (Object.keys(checked).length > 0) out.inputRequests = checked;
     out.requestState = sealed;
@@ -286,20 +301,15 @@ export class InputRounds {
     return out;
   }
 
-  private async seal(round: Round, ledger: Ledger, link: string | undefined): Promise<string> {
+  private async seal(round: Round, ledger: Ledger, flow: Flow, link: string | undefined): Promise<string> {
     this.options.beforeSeal?.(round);
-    // The flow starts with its first sealed state; every later state carries the same id.
-    round.flow ??= { id: newFlowId(), round: 1 };
-    ledger.f = link === undefined ? [round.flow.id, round.flow.round] : [round.flow.id, round.flow.round, link];
+    ledger.f = link === undefined ? [flow.id, flow.round] : [flow.id, flow.round, link];
     try {
       // The store's generation (remembered by the store): a state outliving the store's records is never redeemed again.
       const generation = await this.options.redemptions.generation?.();
-      return await this.options.sealer.seal(await this.claimsOf(round), ledger, generation);
+      return await this.options.sealer.seal(await round.claims(), ledger, generation);
     } catch (error) {
-      if (error instanceof StateTooLargeError) {
-        const params = round.request.params ?? {};
-        throw new TypeError(`${round.request.method} "${String(params.name ?? params.uri)}": ${error.message}`);
-      }
+      if (error instanceof StateTooLargeError) throw new TypeError(`${round.request.method} "${round.request.target}": ${error.message}`);
       throw error;
     }
   }

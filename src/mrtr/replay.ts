@@ -8,7 +8,7 @@
  */
 
 import { missingFor } from '../protocol/capabilities.js';
-import type { ClientCapabilities, InputRequest, JsonValue } from '../protocol/types.js';
+import type { ClientCapabilities, InputRequest, JsonValue, Result } from '../protocol/types.js';
 import { askAll, judgeAnswer } from './ask-all.js';
 import { canonicalJson, rememberedDigestOfText } from './digest.js';
 import type { Interaction, QuestionMap } from './interaction.js';
@@ -42,6 +42,18 @@ export interface Unanswered {
 /** The outcome of a round whose handler could make no more progress without answers. */
 export const STUCK: unique symbol = Symbol('tessera.stuck');
 export type Stuck = typeof STUCK;
+
+/**
+ * The outcome of a round answered before: its `once` step found the round's
+ * state redeemed, and the answer that round gave was kept. It is the answer
+ * again, as it was (the step is not run, nothing is sealed anew).
+ */
+export class Replayed {
+  constructor(readonly result: Result) {}
+}
+
+/** A round's claim before its first `once` step: undefined when this run redeemed the state, else the answer a run that did gave. */
+export type ClaimRound = () => Promise<Result | undefined>;
 
 /** Microtask generations to wait before a handler counts as stuck on its questions. */
 const SETTLE_HOPS = 64;
@@ -77,9 +89,12 @@ export class ReplayInteraction implements Interaction {
   /** Bumped by every new end-of-round countdown; an older countdown gives up. */
   private countdown = 0;
   private markStuck: (() => void) | undefined;
+  private markReplayed: ((replayed: Replayed) => void) | undefined;
 
   /** Claims the round before its first `once` step runs (made at most once per run). */
-  private claimed: Promise<void> | undefined;
+  private claimed: Promise<Result | undefined> | undefined;
+  /** Whether this run redeemed its round's state (a `once` step ran): its answer is then kept for a replay. */
+  claimedRound = false;
 
   constructor(
     private readonly ledger: Ledger,
@@ -87,7 +102,7 @@ export class ReplayInteraction implements Interaction {
     /** What this request declared it can be asked. */
     readonly capabilities: ClientCapabilities,
     /** Redeems the round's state before a `once` step runs (absent on a first round, which has none). */
-    private readonly claimRound?: () => Promise<void>,
+    private readonly claimRound?: ClaimRound,
   ) {
     this.answers = { ...ledger.a };
     this.onceResults = { ...ledger.o };
@@ -106,11 +121,12 @@ export class ReplayInteraction implements Interaction {
     return askAll(input, this.capabilities, (question, key) => this.askOne(question, key));
   }
 
-  /** The handler's result, or STUCK once it waits on nothing but unanswered questions. */
-  settle<T>(running: Promise<T>): Promise<T | Stuck> {
+  /** The handler's result; STUCK once it waits on nothing but unanswered questions; Replayed when the round was answered before. */
+  settle<T>(running: Promise<T>): Promise<T | Stuck | Replayed> {
     // One promise settled by whichever comes first (what Promise.race does, with fewer promises in between).
-    return new Promise<T | Stuck>((resolve, reject) => {
+    return new Promise<T | Stuck | Replayed>((resolve, reject) => {
       this.markStuck = () => resolve(STUCK);
+      this.markReplayed = resolve;
       running.then(resolve, reject);
     });
   }
@@ -191,7 +207,15 @@ export class ReplayInteraction implements Interaction {
     const running = this.onceRunning?.get(name);
     if (running) return running as Promise<T>;
     const run = (async () => {
-      if (this.claimRound) await (this.claimed ??= this.claimRound());
+      if (this.claimRound) {
+        const answered = await (this.claimed ??= this.claimRound());
+        if (answered) {
+          // Answered before: the round settles with that answer, and the step (like an unanswered ask) never returns.
+          this.markReplayed?.(new Replayed(answered));
+          return new Promise<never>(() => {});
+        }
+        this.claimedRound = true;
+      }
       this.onceRan.push(name);
       const value = await fn();
       this.onceResults[name] = [asJsonValue(value, `ctx.once("${name}")`)];

@@ -22,6 +22,12 @@ export interface Connection {
 export interface RequestChannel {
   /** Aborted when the client goes away or cancels (HTTP disconnect, stdio `notifications/cancelled`). */
   readonly signal: AbortSignal;
+  /**
+   * Whether the client went away already, read without making `signal` (on
+   * HTTP a signal costs a controller and a listener per request, and most
+   * requests only ask this once); absent: read `signal.aborted`.
+   */
+  readonly gone?: boolean;
   /** Whether messages can reach the client before the response (an HTTP client that accepts only JSON cannot stream). */
   readonly canNotify: boolean;
   /**
@@ -86,6 +92,10 @@ export class ChannelView implements RequestChannel {
 
   get signal(): AbortSignal {
     return this.ownSignal ?? this.inner.signal;
+  }
+
+  get gone(): boolean | undefined {
+    return this.ownSignal ? this.ownSignal.aborted : this.inner.gone;
   }
 
   send(message: JsonRpcNotification | JsonRpcRequest): void {

@@ -36,7 +36,10 @@ export interface RequestParams {
 }
 
 /** Params as a caller of the client gives them: the client writes `_meta` (a caller may add keys to it). */
-export type CallerParams<M extends keyof ParamsByMethod> = Omit<ParamsByMethod[M], '_meta'> & { _meta?: Record<string, unknown> };
+export type CallerParams<M extends keyof ParamsByMethod> = WithoutMeta<ParamsByMethod[M]> & { _meta?: Record<string, unknown> };
+
+/** Params without their `_meta`, known keys kept (`Omit` would keep only the index signature: `{ name: 42 }` would pass). */
+type WithoutMeta<P> = { [K in keyof P as K extends '_meta' ? never : K]: P[K] };
 
 export interface PaginatedRequestParams extends RequestParams {
   cursor?: Cursor;

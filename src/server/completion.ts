@@ -2,6 +2,7 @@
 
 import { McpError } from '../protocol/errors.js';
 import type { CompleteResult } from '../protocol/types.js';
+import type { CheckedParams } from './method-params.js';
 import type { RequestContext } from './context.js';
 
 export interface CompletionRequest {
@@ -24,24 +25,18 @@ export type CompleterLookup = (
 ) => Completer | undefined | null;
 
 export async function complete(
-  params: Record<string, unknown>,
+  params: CheckedParams<'completion/complete'>,
   ctx: RequestContext,
   lookup: CompleterLookup,
 ): Promise<CompleteResult> {
-  const ref = params.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
-  const argument = params.argument as { name?: unknown; value?: unknown } | undefined;
-  if (typeof ref !== 'object' || ref === null || (ref.type !== 'ref/prompt' && ref.type !== 'ref/resource')) {
-    throw McpError.invalidParams('Invalid params: ref must be a ref/prompt or ref/resource reference');
-  }
-  if (typeof argument !== 'object' || argument === null || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
-    throw McpError.invalidParams('Invalid params: argument needs a string name and value');
-  }
-  const context = params.context as { arguments?: unknown } | undefined;
+  const { ref, argument } = params;
+  // Values of context.arguments that are not strings are left out (the schema has them all strings).
+  const given: unknown = params.context?.arguments;
   const resolved: Record<string, string> = {};
-  if (typeof context?.arguments === 'object' && context.arguments !== null) {
-    for (const [k, v] of Object.entries(context.arguments)) if (typeof v === 'string') resolved[k] = v;
+  if (typeof given === 'object' && given !== null) {
+    for (const [k, v] of Object.entries(given)) if (typeof v === 'string') resolved[k] = v;
   }
-  const completer = lookup(ref as { type: string }, argument.name);
+  const completer = lookup(ref, argument.name);
   if (completer === null) {
     const what = ref.type === 'ref/prompt' ? `prompt ${String(ref.name)}` : `resource template ${String(ref.uri)}`;
     throw McpError.invalidParams(`Invalid params: unknown ${what}`);

@@ -7,29 +7,27 @@
 
 import type { Interaction } from '../mrtr/interaction.js';
 import type { InputRounds } from '../mrtr/input-rounds.js';
-import type { AskKind } from '../protocol/capabilities.js';
 import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { errorResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import { META_SERVER_INFO } from '../protocol/meta.js';
-import { Method } from '../protocol/methods.js';
 import type { CacheHints, ClientCapabilities, Implementation, Result, ServerCapabilities } from '../protocol/types.js';
 import type { SchemaInput } from '../schema/resolve.js';
 import { MemoryChangeBus, type ChangeBus, type ChangeList } from '../stores/change-bus.js';
 import type { ServerContext } from './context.js';
 import { contextClass, type ContextClass } from './context-class.js';
 import type { ContextMember, ExtensionFactory, MethodHandler, ServerExtension, ServerHost } from './extension.js';
-import type { GateLookups } from './gates.js';
+import { admittedOperation, type GateLookups } from './gates.js';
 import { inputRoundsFor } from './input-state.js';
 import type { Operation } from './operation.js';
 import { operationScopes, type ScopeSources } from './operation-scopes.js';
 import { coreMethodOffered, coreMethods } from './methods.js';
 import { cacheHints, stderrLogger, type CacheableList, type ServerLogger, type ServerOptions } from './options.js';
-import { PromptRegistry } from './prompts.js';
+import { PromptRegistry, type RegisteredPrompt } from './prompts.js';
 import type { RequestLog } from './request-log.js';
 import { RequestObserver } from './request-observer.js';
 import type { RequestMeta } from './request-meta.js';
-import { ResourceRegistry, type ResourceDefinition, type ResourceHandler } from './resources.js';
+import { ResourceRegistry, type ResourceDefinition, type ResourceHandler, type ResourceTarget } from './resources.js';
 import { clientError } from './results.js';
 import { SubscriptionHub } from './subscriptions.js';
 import { ToolRegistry, type HiddenTools, type RegisteredTool, type TakeHandOff, type ToolDefinition } from './tools.js';
@@ -60,6 +58,7 @@ export class ServerCore implements ServerHost, GateLookups {
   private readonly Context: ContextClass;
   private capabilityCache: ServerCapabilities | undefined;
   private legacyCapabilityCache: ServerCapabilities | undefined;
+  private offeredCache: Map<string, MethodHandler> | undefined;
   private inputRounds: InputRounds | undefined;
   private readonly scopeSources: ScopeSources = {
     tool: (name) => this.tools.scopes(name),
@@ -88,7 +87,8 @@ export class ServerCore implements ServerHost, GateLookups {
     this.tools = new ToolRegistry(() => this.listChanged('tools'));
     this.resources = new ResourceRegistry(() => this.listChanged('resources'));
     this.prompts = new PromptRegistry(() => this.listChanged('prompts'));
-    this.methods = new Map<string, MethodHandler>(Object.entries(coreMethods({
+    // Each core handler is typed by its method's checked params; the gates check them before it is called (method-params.ts).
+    this.methods = new Map(Object.entries(coreMethods({
       tools: this.tools,
       resources: this.resources,
       prompts: this.prompts,
@@ -98,8 +98,8 @@ export class ServerCore implements ServerHost, GateLookups {
       instructions: options.instructions,
       capabilities: () => this.capabilities(),
       takeHandOff: this.takeHandOff,
-      hiddenTools: (client) => this.hiddenTools(client),
-    })));
+      hiddenTools: this.hiddenTools.bind(this),
+    })) as Array<[string, MethodHandler]>);
     this.extensions = extensions.map((make) => make(this));
     this.routes = this.extensions.filter((e) => e.route);
     this.toolHiders = this.extensions.filter((e) => e.hidesTool);
@@ -119,15 +119,6 @@ export class ServerCore implements ServerHost, GateLookups {
   get rounds(): InputRounds {
     this.inputRounds ??= inputRoundsFor(this.options.state ?? {}, this.info.name, this.logger);
     return this.inputRounds;
-  }
-
-  /** The kinds of question the handler of this operation declared it may ask (`asks`), if it did. */
-  asksOf({ request, tool }: Operation): AskKind[] | undefined {
-    const params = request.params ?? {};
-    if (request.method === Method.ToolsCall) return tool?.definition.asks;
-    if (request.method === Method.PromptsGet) return this.prompts.asksOf(params.name);
-    if (request.method === Method.ResourcesRead) return this.resources.asksOf(params.uri);
-    return undefined;
   }
 
   /** The OAuth scopes `request` needs, from the definition of what it calls (operation-scopes.ts). */
@@ -166,16 +157,32 @@ export class ServerCore implements ServerHost, GateLookups {
 
   /** The handler of a method this server offers now, or undefined. */
   method(name: string): MethodHandler | undefined {
-    const handler = this.methods.get(name);
-    if (!handler) return undefined;
-    const owner = this.methodOwners.get(name);
-    const offered = owner ? (owner.offersMethods?.(this.capabilities()) ?? true) : coreMethodOffered(name, this.capabilities());
-    return offered ? handler : undefined;
+    return (this.offeredCache ??= this.offeredMethods()).get(name);
   }
 
-  /** The registered tool of this name (the gates look it up once per request: operation.ts). */
-  tool(name: unknown): RegisteredTool | undefined {
+  /** The methods offered given what the server advertises now (made again when a list changes, as the capabilities are). */
+  private offeredMethods(): Map<string, MethodHandler> {
+    const capabilities = this.capabilities();
+    const offered = new Map<string, MethodHandler>();
+    for (const [name, handler] of this.methods) {
+      const owner = this.methodOwners.get(name);
+      if (owner ? (owner.offersMethods?.(capabilities) ?? true) : coreMethodOffered(name, capabilities)) offered.set(name, handler);
+    }
+    return offered;
+  }
+
+  /* The gates look each request's target up once (operation.ts). */
+
+  tool(name: string): RegisteredTool | undefined {
     return this.tools.resolve(name);
+  }
+
+  prompt(name: string): RegisteredPrompt | undefined {
+    return this.prompts.resolve(name);
+  }
+
+  resource(uri: string): ResourceTarget | undefined {
+    return this.resources.resolve(uri);
   }
 
   offers(method: string): boolean {
@@ -205,6 +212,7 @@ export class ServerCore implements ServerHost, GateLookups {
   listChanged(list: ChangeList): void {
     this.capabilityCache = undefined;
     this.legacyCapabilityCache = undefined;
+    this.offeredCache = undefined;
     void this.changes.publish({ type: 'list', list });
   }
 
@@ -227,11 +235,11 @@ export class ServerCore implements ServerHost, GateLookups {
   async invoke(request: JsonRpcRequest, channel: RequestChannel, meta: RequestMeta, interaction: Interaction | undefined): Promise<Result> {
     const handler = this.method(request.method);
     if (!handler) throw McpError.methodNotFound(request.method);
-    const operation: Operation = { request, meta, tool: request.method === Method.ToolsCall ? this.tool(request.params?.name) : undefined };
+    const operation = admittedOperation(request, meta, this, handler);
     this.admit(operation);
     const ctx = this.context(request, channel, meta, interaction);
     try {
-      return await handler(request, ctx, channel, operation);
+      return await handler(operation, ctx, channel);
     } finally {
       ctx.finish();
     }

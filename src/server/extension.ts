@@ -16,13 +16,14 @@ import type { SchemaInput } from '../schema/resolve.js';
 import type { ChangeBus } from '../stores/change-bus.js';
 import type { RequestContext, ServerContext } from './context.js';
 import type { ServerLogger } from './options.js';
-import type { Operation } from './operation.js';
+import type { Operation, UncheckedParams } from './operation.js';
 import type { RequestMeta } from './request-meta.js';
 import type { ResourceDefinition, ResourceHandler } from './resources.js';
 import type { ToolCall, ToolDefinition, ToolHandOff } from './tools.js';
 
 /** Answers one method: its result (whatever its resultType), or throws an McpError. `operation` is the request as admitted, its target resolved. */
-export type MethodHandler<R extends Result = Result> = (request: JsonRpcRequest, ctx: ServerContext, channel: RequestChannel, operation: Operation) => Promise<R>;
+/** A method's handler: the operation the gates admitted (its params checked, its target looked up), the context, the channel. */
+export type MethodHandler<R extends Result = Result, P extends object = UncheckedParams> = (operation: Operation<P>, ctx: ServerContext, channel: RequestChannel) => Promise<R>;
 
 /** A member an extension adds to every handler context (`this` is the context). */
 export type ContextMember = (this: RequestContext, ...args: never[]) => unknown;

@@ -7,6 +7,7 @@ import type { CacheHints, ClientCapabilities, ServerCapabilities } from '../prot
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { complete } from './completion.js';
 import type { MethodHandler } from './extension.js';
+import type { CheckedParams } from './method-params.js';
 import type { CacheableList } from './options.js';
 import type { PromptRegistry } from './prompts.js';
 import type { ResourceRegistry } from './resources.js';
@@ -32,34 +33,33 @@ function withCache<R extends object>(result: R, hints: CacheHints): R & CacheHin
   return { ...result, ttlMs: hints.ttlMs, cacheScope: hints.cacheScope };
 }
 
-/** One handler per core method, each typed by what the method answers (protocol/method-types.ts). */
-export type CoreMethodHandlers = { [M in CoreMethod]: MethodHandler<ResultByMethod[M]> };
+/** One handler per core method, each typed by its checked params and what it answers (protocol/method-types.ts). */
+export type CoreMethodHandlers = { [M in CoreMethod]: MethodHandler<ResultByMethod[M], CheckedParams<M>> };
 
 export function coreMethods(parts: CoreParts): CoreMethodHandlers {
   const { tools, resources, prompts, hub, cache, pageSize } = parts;
-  const params = (request: { params?: Record<string, unknown> }): Record<string, unknown> => request.params ?? {};
   return {
     [Method.Discover]: async () => {
       const result: DiscoverResult = withCache({ supportedVersions: [...MODERN_PROTOCOL_VERSIONS], capabilities: parts.capabilities() }, cache.discover);
       if (parts.instructions !== undefined) result.instructions = parts.instructions;
       return result;
     },
-    [Method.ToolsList]: async (r, ctx) => withCache(tools.list(params(r).cursor, pageSize, parts.hiddenTools(ctx.clientCapabilities)), cache.tools),
-    [Method.ToolsCall]: (r, ctx, _channel, operation) => tools.call(params(r), operation.tool, ctx, parts.takeHandOff, parts.hiddenTools(ctx.clientCapabilities)),
-    [Method.PromptsList]: async (r) => withCache(prompts.list(params(r).cursor, pageSize), cache.prompts),
-    [Method.PromptsGet]: (r, ctx) => prompts.get(params(r), ctx),
-    [Method.ResourcesList]: async (r) => withCache(resources.list(params(r).cursor, pageSize), cache.resources),
-    [Method.ResourceTemplatesList]: async (r) => withCache(resources.listTemplates(params(r).cursor, pageSize), cache.templates),
-    [Method.ResourcesRead]: async (r, ctx) => {
-      const read = await resources.read(params(r), ctx);
+    [Method.ToolsList]: async ({ params }, ctx) => withCache(tools.list(params.cursor, pageSize, parts.hiddenTools(ctx.clientCapabilities)), cache.tools),
+    [Method.ToolsCall]: ({ params, tool }, ctx) => tools.call(params, tool, ctx, parts.takeHandOff, parts.hiddenTools(ctx.clientCapabilities)),
+    [Method.PromptsList]: async ({ params }) => withCache(prompts.list(params.cursor, pageSize), cache.prompts),
+    [Method.PromptsGet]: ({ params, prompt }, ctx) => prompts.get(params, prompt, ctx),
+    [Method.ResourcesList]: async ({ params }) => withCache(resources.list(params.cursor, pageSize), cache.resources),
+    [Method.ResourceTemplatesList]: async ({ params }) => withCache(resources.listTemplates(params.cursor, pageSize), cache.templates),
+    [Method.ResourcesRead]: async ({ params, resource }, ctx) => {
+      const read = await resources.read(params.uri, resource, ctx);
       // A hand-made input-required result is not the resource: no caching hints on it.
       return isInputRequiredResult(read.result) ? read.result : withCache(read.result, { ...cache.read, ...read.cache });
     },
-    [Method.Complete]: (r, ctx) =>
-      complete(params(r), ctx, (ref, argument) =>
+    [Method.Complete]: ({ params }, ctx) =>
+      complete(params, ctx, (ref, argument) =>
         ref.type === 'ref/prompt' ? prompts.completer(String(ref.name), argument) : resources.templateCompleter(String(ref.uri), argument),
       ),
-    [Method.SubscriptionsListen]: async (r, _ctx, channel) => hub.listen(r.id, params(r), channel, parts.capabilities()),
+    [Method.SubscriptionsListen]: async ({ request, params }, _ctx, channel) => hub.listen(request.id, params, channel, parts.capabilities()),
   };
 }
 

@@ -5,6 +5,7 @@ import type { AskKind } from '../protocol/capabilities.js';
 import { checkScopeNames } from '../protocol/authorization.js';
 import { McpError } from '../protocol/errors.js';
 import type { GetPromptResult, Icon, InputRequiredResult, JsonValue, Prompt, PromptArgument, PromptMessage } from '../protocol/types.js';
+import type { CheckedParams } from './method-params.js';
 import type { Completer } from './completion.js';
 import type { RequestContext } from './context.js';
 import { Catalog } from './catalog.js';
@@ -35,7 +36,8 @@ export interface PromptDefinition<A extends PromptArguments | undefined = undefi
 /** A prompt's handler; `State` types what it keeps between rounds (`ctx.state`, see RequestContext). */
 export type PromptHandler<A, State = JsonValue> = (args: PromptArgsOf<A>, ctx: RequestContext<State>) => PromptReturn | Promise<PromptReturn>;
 
-interface RegisteredPrompt {
+/** A prompt as registered. */
+export interface RegisteredPrompt {
   descriptor: Prompt;
   asks: AskKind[] | undefined;
   scopes: readonly string[] | undefined;
@@ -109,20 +111,16 @@ export class PromptRegistry {
     return prompt.complete?.[argument];
   }
 
-  /** The kinds of question a prompt may ask, as registered. */
-  asksOf(name: unknown): AskKind[] | undefined {
-    return typeof name === 'string' ? this.prompts.byKey.get(name)?.asks : undefined;
+  /** The prompt registered under `name`, or undefined (the gates look it up once per request: operation.ts). */
+  resolve(name: string): RegisteredPrompt | undefined {
+    return this.prompts.byKey.get(name);
   }
 
-  async get(params: Record<string, unknown>, ctx: RequestContext): Promise<GetPromptResult | InputRequiredResult> {
+  /** Gets a prompt: `prompt` is the one the gates resolved from `params.name`. */
+  async get(params: CheckedParams<'prompts/get'>, prompt: RegisteredPrompt | undefined, ctx: RequestContext): Promise<GetPromptResult | InputRequiredResult> {
     const name = params.name;
-    if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
-    const prompt = this.prompts.byKey.get(name);
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
-    const raw = params.arguments ?? {};
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      throw McpError.invalidParams('Invalid params: arguments must be an object');
-    }
+    const raw: Record<string, unknown> = params.arguments ?? {};
     let args: unknown = raw;
     if (prompt.schema) {
       const checked = await prompt.schema.validate(raw);

@@ -8,7 +8,7 @@
  */
 
 import { context as contexts } from '@opentelemetry/api';
-import { RejectedStateError, type Round } from '../mrtr/input-rounds.js';
+import { RejectedStateError, type Flow, type Round } from '../mrtr/input-rounds.js';
 import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { isObject } from '../protocol/guards.js';
 import type { JsonRpcRequest } from '../protocol/jsonrpc.js';
@@ -54,7 +54,7 @@ export class RequestObserver {
     } catch (error) {
       return Promise.reject(error); // a telemetry SDK that throws fails the request
     }
-    if (!span && this.logs.length === 0) return answer(new PathRecord(undefined));
+    if (!span && this.logs.length === 0) return answer(pathRecord(undefined));
     return new Observation(request, channel, span, [...this.logs], this.logger).observe(answer);
   }
 
@@ -65,20 +65,22 @@ export class RequestObserver {
 }
 
 /** What the request path learns on the way, written by the path and read once by the observation at its end. */
-export class PathRecord {
+export interface PathRecord {
   /** Another era took the request (the era step). */
-  era: 'modern' | 'legacy' = 'modern';
+  era: 'modern' | 'legacy';
   /** The round the open step opened: the log and span report its flow. */
-  round: Round | undefined = undefined;
+  round: Round | undefined;
+  /** The flow the conclude step reported (a first round that sealed a state started it). */
+  flow: Flow | undefined;
   /** What the request failed with (before or after its handler ran). */
-  error: unknown = undefined;
-
-  constructor(private readonly span: ServerSpan | undefined) {}
-
+  error: unknown;
   /** What the state this request seals carries to link the next round's span to this one (undefined: no link, nothing traced). */
-  get link(): string | undefined {
-    return this.span?.linkToken;
-  }
+  readonly link: string | undefined;
+}
+
+/** A fresh record: plain data, every field present from the start (one shape for V8). */
+function pathRecord(span: ServerSpan | undefined): PathRecord {
+  return { era: 'modern', round: undefined, flow: undefined, error: undefined, link: span?.linkToken };
 }
 
 class Observation {
@@ -97,7 +99,7 @@ class Observation {
     const logged = logs.length > 0;
     this.startedAt = logged ? performance.now() : 0;
     this.arrived = logged ? Date.now() : 0;
-    this.record = new PathRecord(span);
+    this.record = pathRecord(span);
   }
 
   async observe(answer: (record: PathRecord) => Promise<Reply>): Promise<Reply> {
@@ -137,8 +139,9 @@ class Observation {
     }
     const round = this.record.round;
     if (round) {
-      served.flow = round.flow;
-      if (served.resultType !== 'input_required') served.flowRounds = round.flow?.round ?? 1;
+      const flow = this.record.flow ?? round.flow;
+      served.flow = flow;
+      if (served.resultType !== 'input_required') served.flowRounds = flow?.round ?? 1;
       served.onceSteps = round.interaction.onceRan;
     }
     return served;

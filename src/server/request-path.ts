@@ -11,9 +11,8 @@ import { missingForKinds } from '../protocol/capabilities.js';
 import type { Reply, RequestChannel } from '../protocol/channel.js';
 import { ErrorCode, McpError } from '../protocol/errors.js';
 import { resultResponse, type JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { INPUT_REQUIRED_METHODS } from '../protocol/methods.js';
 import type { Result } from '../protocol/types.js';
-import { STUCK } from '../mrtr/replay.js';
+import { Replayed, STUCK } from '../mrtr/replay.js';
 import type { Round } from '../mrtr/input-rounds.js';
 import type { ServerCore } from './core.js';
 import { passGates } from './gates.js';
@@ -46,13 +45,11 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
     // open: for the three methods that may ask: open the retry before any handler code runs
     //    (inputResponses, requestState sealed and bound to this caller and request, single use; nothing runs for
     //    a caller that went away meanwhile) (mrtr/input-rounds.ts).
-    if (INPUT_REQUIRED_METHODS.has(request.method)) {
+    if (admitted.round) {
       // Only a request that came over HTTP (it has headers) may see its retry go to another instance.
-      const opening = core.rounds.open(request, channel.principal, admitted.meta.clientCapabilities, core.singleUse(admitted), channel.header !== undefined, channel);
+      const opening = core.rounds.open(admitted.round, channel.principal, admitted.meta.clientCapabilities, core.singleUse(admitted), channel.header !== undefined, channel);
       round = opening instanceof Promise ? await opening : opening;
       record.round = round;
-      // A replay of a round that ran a ctx.once step gets the answer that round gave, without running it again.
-      if (round.replayed) return { message: resultResponse(request.id, finishResult(request.method, round.replayed, core.identity)) };
     }
   } catch (error) {
     record.error = error;
@@ -61,20 +58,24 @@ async function answerObserved(core: ServerCore, request: JsonRpcRequest, channel
 
   // run: the handler's context, with the interaction it asks through already in it (context.ts). A handler that
   //    declared it may ask what this request did not declare gets its notifications held (held-notifications.ts).
-  const asks = core.asksOf(admitted);
+  const asks = admitted.asks;
   const held = asks && channel.canNotify && missingForKinds(asks, admitted.meta.clientCapabilities).length > 0 ? holdNotifications(channel) : undefined;
   const handlerChannel = held?.channel ?? channel;
   const ctx = core.context(request, handlerChannel, admitted.meta, round?.interaction);
   try {
     // …then the method (methods.ts): for the three that may ask, until it finishes or waits on nothing but unanswered questions (mrtr/replay.ts).
-    const running = admitted.handler(request, ctx, handlerChannel, admitted);
+    const running = admitted.handler(admitted, ctx, handlerChannel);
     let result: Result;
     if (round) {
       const outcome = await round.interaction.settle(running);
       if (outcome === STUCK) ctx.end('The round ended waiting for input');
+      // A replay of a round that ran a ctx.once step gets the answer that round gave: the step does not run again.
+      else if (outcome instanceof Replayed) ctx.end('The round was answered before');
       // conclude: seal or finish — unanswered questions go out as input_required with fresh state…
       const concluding = core.rounds.conclude(round, outcome, record.link);
-      result = concluding instanceof Promise ? await concluding : concluding;
+      const concluded = concluding instanceof Promise ? await concluding : concluding;
+      record.flow = concluded.flow;
+      result = concluded.result;
     } else {
       result = await running;
     }

@@ -68,6 +68,11 @@ export type TemplateHandler<State = JsonValue> = (
   ctx: RequestContext<State>,
 ) => ResourceReturn | Promise<ResourceReturn>;
 
+/** What serves a URI: its resource, or the template it matches with the variables matched (looked up once per read: operation.ts). */
+export type ResourceTarget =
+  | { readonly entry: StaticEntry; readonly variables?: undefined }
+  | { readonly entry: TemplateEntry; readonly variables: Record<string, string> };
+
 interface StaticEntry {
   descriptor: Resource;
   scopes: readonly string[] | undefined;
@@ -197,10 +202,10 @@ export class ResourceRegistry {
     return match ? { entry: match.matchValue, variables: flattenVariables(match.params) } : undefined;
   }
 
-  /** The kinds of question the read of `uri` may ask, as registered. */
-  asksOf(uri: unknown): AskKind[] | undefined {
-    if (typeof uri !== 'string') return undefined;
-    return this.resources.byKey.get(uri)?.asks ?? this.matchTemplate(uri)?.entry.asks;
+  /** What serves `uri`: its resource, else the template it matches; undefined when nothing does. */
+  resolve(uri: string): ResourceTarget | undefined {
+    const entry = this.resources.byKey.get(uri);
+    return entry ? { entry } : this.matchTemplate(uri);
   }
 
   /** The scopes reading `uri` needs: its resource's, else the matching template's. */
@@ -222,24 +227,12 @@ export class ResourceRegistry {
     return entry.complete?.[variable];
   }
 
-  async read(params: Record<string, unknown>, ctx: RequestContext): Promise<ReadOutcome> {
-    const uri = params.uri;
-    if (typeof uri !== 'string') throw McpError.invalidParams('Invalid params: uri must be a string');
-    const exact = this.resources.byKey.get(uri);
-    let returned: ResourceReturn;
-    let mimeType: string | undefined;
-    let cache: Partial<CacheHints> | undefined;
-    if (exact) {
-      returned = await exact.handler(uri, ctx);
-      mimeType = exact.descriptor.mimeType;
-      cache = exact.cache;
-    } else {
-      const match = this.matchTemplate(uri);
-      if (!match) throw new ResourceNotFoundError(uri);
-      returned = await match.entry.handler(uri, match.variables, ctx);
-      mimeType = match.entry.descriptor.mimeType;
-      cache = match.entry.cache;
-    }
+  /** Reads `uri`: `target` is what the gates resolved it to. */
+  async read(uri: string, target: ResourceTarget | undefined, ctx: RequestContext): Promise<ReadOutcome> {
+    if (!target) throw new ResourceNotFoundError(uri);
+    const returned = target.variables === undefined ? await target.entry.handler(uri, ctx) : await target.entry.handler(uri, target.variables, ctx);
+    const mimeType = target.entry.descriptor.mimeType;
+    const cache = target.entry.cache;
     if (isInputRequired(returned)) return { result: returned, cache };
     const contents = toContents(uri, mimeType, returned);
     if (contents.length === 0) {

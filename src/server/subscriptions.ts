@@ -4,6 +4,7 @@
  * each tagged with the subscription id (the listen request's id).
  */
 
+import type { CheckedParams } from './method-params.js';
 import type { RequestChannel } from '../protocol/channel.js';
 import { McpError } from '../protocol/errors.js';
 import { notification } from '../protocol/jsonrpc.js';
@@ -59,18 +60,15 @@ export class SubscriptionHub {
    */
   listen(
     id: RequestId,
-    params: Record<string, unknown>,
+    params: CheckedParams<'subscriptions/listen'>,
     channel: RequestChannel,
     capabilities: ServerCapabilities,
   ): Promise<SubscriptionsListenResult> {
     const requested = params.notifications;
-    if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) {
-      throw McpError.invalidParams('Invalid params: notifications must be a subscription filter object');
-    }
     if (!channel.canNotify) {
       throw McpError.invalidRequest('subscriptions/listen needs a stream: accept text/event-stream');
     }
-    const filter = agreedFilter(requested as SubscriptionFilter, capabilities);
+    const filter = agreedFilter(requested, capabilities);
     const tag = { [META_SUBSCRIPTION_ID]: id };
     channel.send(notification(Notification.SubscriptionsAcknowledged, { _meta: tag, notifications: filter }));
 

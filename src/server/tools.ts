@@ -3,6 +3,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { checkScopeNames } from '../protocol/authorization.js';
 import { McpError } from '../protocol/errors.js';
+import type { CheckedParams } from './method-params.js';
 import { collectHeaderParams, type HeaderParam } from '../protocol/header-values.js';
 import { isObject } from '../protocol/guards.js';
 import type { AskKind } from '../protocol/capabilities.js';
@@ -167,12 +168,10 @@ export class ToolRegistry {
    * Calls a tool (one `hidden` leaves out is unknown): `tool` is the one the gates resolved from `params.name`.
    * A hand-off the handler returns goes to `takeHandOff`, with how to shape what it produces.
    */
-  async call(params: Record<string, unknown>, tool: RegisteredTool | undefined, ctx: RequestContext, takeHandOff: TakeHandOff, hidden?: HiddenTools): Promise<ResultByMethod['tools/call']> {
+  async call(params: CheckedParams<'tools/call'>, tool: RegisteredTool | undefined, ctx: RequestContext, takeHandOff: TakeHandOff, hidden?: HiddenTools): Promise<ResultByMethod['tools/call']> {
     const name = params.name;
-    if (typeof name !== 'string') throw McpError.invalidParams('Invalid params: name must be a string');
     if (!tool || hidden?.(tool.definition)) throw McpError.invalidParams(`Unknown tool: ${name}`);
     const rawArgs = params.arguments ?? {};
-    if (!isObject(rawArgs)) throw McpError.invalidParams('Invalid params: arguments must be an object');
     let args: unknown = rawArgs;
     // Awaited only when they are promises: most schemas and many handlers answer at once, and each await costs.
     if (tool.input) {

@@ -78,6 +78,8 @@ class TasksExtension implements ServerExtension {
   private readonly runner: TaskRunner;
   private readonly resumption: TaskResumption;
   private readonly taskMethods: TaskMethods;
+  /** Whether a request came (and asked the resumption to start sweeping): asked once, not on every request. */
+  private sweepingAsked = false;
 
   constructor(
     private readonly host: ServerHost,
@@ -104,11 +106,11 @@ class TasksExtension implements ServerExtension {
     const methods = this.taskMethods;
     const gated =
       (answer: (params: Record<string, unknown>, principal: string) => Promise<Record<string, unknown>>): MethodHandler =>
-      async (request, ctx) => {
+      async ({ request, params }, ctx) => {
         // Tasks do not exist under 2025-11-25, whatever a session declared.
         if (!MODERN_PROTOCOL_VERSIONS.includes(ctx.protocolVersion)) throw McpError.methodNotFound(request.method);
         if (!declaresTasks(ctx.clientCapabilities)) throw missingCapabilityError([NEEDS_TASKS]);
-        return answer(request.params ?? {}, ctx.principal ?? '');
+        return answer(params, ctx.principal ?? '');
       };
     this.methods = {
       [TaskMethod.Get]: gated((params, principal) => methods.get(params, principal)),
@@ -131,15 +133,18 @@ class TasksExtension implements ServerExtension {
     return capabilities.extensions?.[TASKS_EXTENSION] !== undefined;
   }
 
-  admit({ request, meta, tool: called }: Operation): void {
+  admit({ request, params, meta, tool: called }: Operation): void {
     // Timers start with the first request, never at start-up (Workers refuse them at global scope).
-    this.resumption.startSweeping();
+    if (!this.sweepingAsked) {
+      this.sweepingAsked = true;
+      this.resumption.startSweeping();
+    }
     if (request.method === Method.ToolsCall) {
       // A task-only tool needs a request that can have a task (a 2025 session never can).
       if (taskToolOf(called?.definition.task)?.mode === 'required' && !mayHaveTasks(meta)) throw missingCapabilityError([NEEDS_TASKS]);
     } else if (request.method === Method.SubscriptionsListen && this.inUse) {
       // Task notifications are not delivered on listen streams (a MAY); asking for them without the extension is still -32021.
-      const filter = request.params?.notifications;
+      const filter = params.notifications;
       if (isObject(filter) && filter.taskIds !== undefined && !declaresTasks(meta.clientCapabilities)) throw missingCapabilityError([NEEDS_TASKS]);
     }
   }

@@ -33,7 +33,9 @@ export function traceMeta(propagator: TextMapPropagator, context: Context): Reco
 
 /** Whether a request's `_meta` has any of the trace-context keys. */
 export function carriesTraceContext(meta: unknown): meta is Record<string, unknown> {
-  return isObject(meta) && TRACE_META_KEYS.some((key) => key in meta);
+  if (!isObject(meta)) return false;
+  for (const key of TRACE_META_KEYS) if (key in meta) return true;
+  return false;
 }
 
 /** `base` with the trace context a request's `_meta` carries (untrusted: a malformed value is ignored by the propagator). */

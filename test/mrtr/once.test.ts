@@ -11,7 +11,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ask, McpServer, type McpServerOptions } from '../../src/index.js';
+import { ask, McpServer, MemoryRedemptionStore, type McpServerOptions } from '../../src/index.js';
 import { accept, testServer } from '../../src/testing.js';
 import { deferred } from '../helpers/deferred.js';
 
@@ -112,5 +112,29 @@ describe('ctx.once, once per flow (issue 18; README deploy example)', () => {
     expect([first.text, second.text]).toEqual(['1', '2']);
     expect([first.onceSteps, second.onceSteps]).toEqual([['tick'], ['tick']]);
     expect([first.flowId, second.flowId]).toEqual([undefined, undefined]);
+  });
+
+  it('a retry reads a kept answer only when its run reaches a once step of a round answered before (one store read fewer per retry)', async () => {
+    deployments.length = 0;
+    // The store a cluster shares (Redis in production: every read is a round trip), with its reads counted.
+    const reads: string[] = [];
+    const counting = class extends MemoryRedemptionStore {
+      override savedResult(id: string): ReturnType<MemoryRedemptionStore['savedResult']> {
+        reads.push(id);
+        return super.savedResult(id);
+      }
+    };
+    // On the kit's clock, as the kit's own store is (states are sealed and expire by it).
+    const counted = testServer((options) => build({ ...options, state: { ...options.state, redemptions: new counting(options.state?.clock) } }));
+    const first = await counted.start('tools/call', { name: 'deploy', arguments: { service: 'web' } });
+    // A retry that declines runs no once step: nothing is read from the store.
+    expect(textOf((await counted.retry(first, { confirm: accept({ approve: false }) })).result)).toBe('cancelled');
+    expect(reads).toEqual([]);
+    // The round that runs the step reads nothing either; its replay reaches the step, finds it redeemed, reads the answer.
+    const [done, again] = await counted.replay(first, { confirm: yes });
+    expect(textOf(done.result)).toBe('deployed web-1');
+    expect(textOf(again.result)).toBe('deployed web-1');
+    expect(reads).toHaveLength(1);
+    expect(deployments).toEqual(['web']);
   });
 });

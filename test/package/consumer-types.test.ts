@@ -130,4 +130,17 @@ describe('a TypeScript project using the built package', () => {
     const wrong = code.replace('step: 2, plan', 'step: 7, plan');
     expect(compile('typed-state-wrong', wrong, [])).toContain('typed-state-wrong.ts');
   }, 60_000);
+
+  it("types a client's request by its method's params: a tool's name must be a string, a read needs its uri", () => {
+    const code = [
+      "import { Client } from 'tessera-mcp/client';",
+      "const client = new Client({ name: 'c', version: '1.0.0' });",
+      "export const call = () => client.request('tools/call', { name: 'echo', arguments: { text: 'hi' } });",
+      "export const read = () => client.request('resources/read', { uri: 'file:///a' });",
+    ].join('\n');
+    expect(compile('typed-params', code, [])).toBe('');
+    // A number for the name, or a read without its uri, does not compile (before, every key but _meta was lost to the index signature).
+    expect(compile('typed-params-name', code.replace("{ name: 'echo',", '{ name: 42,'), [])).toMatch(/typed-params-name\.ts.*not assignable to type 'string'/s);
+    expect(compile('typed-params-uri', code.replace("{ uri: 'file:///a' }", '{}'), [])).toMatch(/typed-params-uri\.ts.*uri/s);
+  }, 60_000);
 });

@@ -50,14 +50,14 @@ class SkillsExtension implements ServerExtension {
     const pageSize = options.pageSize ?? 50;
     const byUri = new Map<string, Skill>(library.skills.map((skill) => [skill.uri, skill]));
     const methods: Record<string, MethodHandler> = {
-      [SkillsMethod.List]: async (request) => {
-        const page = paginate('skills', library.skills, (skill) => skill.uri, request.params?.cursor, pageSize);
+      [SkillsMethod.List]: async ({ params }) => {
+        const page = paginate('skills', library.skills, (skill) => skill.uri, params.cursor, pageSize);
         const result: ListSkillsResult = { skills: page.items, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope };
         if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
         return result;
       },
-      [SkillsMethod.Get]: async (request) => {
-        const uri = uriParam(request.params);
+      [SkillsMethod.Get]: async ({ params }) => {
+        const uri = uriParam(params);
         const skill = byUri.get(uri);
         if (!skill) throw McpError.invalidParams(`No skill is served at ${uri}`, { uri });
         const result: GetSkillResult = { skill, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope };
@@ -83,14 +83,14 @@ function contentsOf(file: PublishedFile): { uri: string; mimeType: string; text:
 }
 
 function directoryReader(directories: Directories, files: ReadonlyMap<string, PublishedFile>, pageSize: number): MethodHandler {
-  return async (request) => {
-    const uri = uriParam(request.params);
+  return async ({ params }) => {
+    const uri = uriParam(params);
     const children = directories.get(uri);
     if (!children) {
       const what = files.has(uri) ? `${uri} is not a directory resource (it is a file)` : `No directory is served at ${uri}`;
       throw McpError.invalidParams(what, { uri });
     }
-    const page = paginate(`${DIRECTORY_MIME_TYPE} ${uri}`, children, (child) => child.uri, request.params?.cursor, pageSize);
+    const page = paginate(`${DIRECTORY_MIME_TYPE} ${uri}`, children, (child) => child.uri, params.cursor, pageSize);
     const result: ReadDirectoryResult = { resources: page.items };
     if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
     return result;

@@ -132,17 +132,14 @@ export class HttpCore {
    * and read the body. `contentLength` lets an oversized body be refused unread.
    */
   precheck(request: HttpRequestView): [number, Record<string, string>, string] | undefined {
-    const refusal = this.precheckFor(request);
-    return refusal && this.withCors(request, refusal);
-  }
-
-  /** The CORS headers for `request`'s origin added to an answer. */
-  private withCors(request: HttpRequestView, [status, headers, body]: [number, Record<string, string>, string]): [number, Record<string, string>, string] {
-    return this.cors ? [status, { ...headers, ...this.cors.headersFor(request.header('origin')) }, body] : [status, headers, body];
-  }
-
-  private precheckFor(request: HttpRequestView): [number, Record<string, string>, string] | undefined {
     const origin = request.header('origin');
+    const refusal = this.refusal(request, origin);
+    if (!refusal || !this.cors) return refusal;
+    const [status, headers, body] = refusal;
+    return [status, { ...headers, ...this.cors.headersFor(origin) }, body];
+  }
+
+  private refusal(request: HttpRequestView, origin: string | undefined): [number, Record<string, string>, string] | undefined {
     const refusal = this.guard?.check(request.header('host'), origin);
     if (refusal) return jsonError(403, McpError.invalidRequest(`Forbidden: ${refusal}`));
     if (request.method === 'OPTIONS' && this.cors) {
@@ -229,7 +226,7 @@ export class HttpCore {
       };
       return { send, close: () => opened.end(), signal: request.signal };
     };
-    const status = await this.handler.sessionPeer!.openStream((name) => request.header(name), open, caller.principal);
+    const status = await this.handler.sessionPeer!.openStream(request.header, open, caller.principal);
     if (!stream) responder.send(...this.bare(status));
   }
 
@@ -237,7 +234,7 @@ export class HttpCore {
   private async endSession(request: HttpRequestView, responder: HttpResponder): Promise<void> {
     const caller = await this.caller(request, responder);
     if (!caller) return;
-    responder.send(...this.bare(await this.handler.sessionPeer!.endSession((name) => request.header(name), caller.principal)));
+    responder.send(...this.bare(await this.handler.sessionPeer!.endSession(request.header, caller.principal)));
   }
 
   /** The answer to GET or DELETE when no stream opened: body-less, a refusal's JSON-RPC error, or the 405 with its Allow header. */
@@ -265,7 +262,7 @@ export class HttpCore {
     if (!caller) return;
     const { principal, auth } = caller;
 
-    const peer: PeerMessageContext = { header: (name) => request.header(name), principal };
+    const peer: PeerMessageContext = { header: request.header, principal };
     if (incoming.kind !== 'invalid') this.trace?.('in', incoming.message);
     switch (incoming.kind) {
       case 'invalid':
@@ -303,7 +300,7 @@ export class HttpCore {
       const code = 'error' in reply.message ? reply.message.error.code : undefined;
       const status = httpStatusFor(code, reply.condition, reply.legacy);
       const headers: Record<string, string> = { ...JSON_HEADERS, ...reply.headers };
-      const retryAfter = retryAfterOf(reply);
+      const retryAfter = reply.condition === undefined ? undefined : retryAfterOf(reply);
       if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
       responder.send(status, headers, serializeMessage(reply.message)!);
     }

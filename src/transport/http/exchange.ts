@@ -5,8 +5,8 @@ import type { ByteSink } from './sse.js';
 /** The request as the core needs it, from any HTTP library. */
 export interface HttpRequestView {
   method: string;
-  /** Lower-case header name → value. */
-  header(name: string): string | undefined;
+  /** Lower-case header name → value: a function that needs no `this`, so a channel hands it on as it is. */
+  readonly header: (name: string) => string | undefined;
   /** Aborted when the client disconnects. */
   readonly signal: AbortSignal;
   /** Whether the client disconnected (without making the signal, which costs more). */

@@ -47,6 +47,7 @@ export interface ReadText {
 /** A fetch Request as the core sees it (a class: see NodeRequestView on object literals with getters). */
 class FetchRequestView implements HttpRequestView {
   readonly method: string;
+  readonly header: (name: string) => string | undefined;
 
   constructor(
     private readonly request: Request,
@@ -54,10 +55,8 @@ class FetchRequestView implements HttpRequestView {
     readonly signal: AbortSignal,
   ) {
     this.method = request.method;
-  }
-
-  header(name: string): string | undefined {
-    return this.request.headers.get(name) ?? undefined;
+    const headers = request.headers;
+    this.header = (name) => headers.get(name) ?? undefined;
   }
 
   get aborted(): boolean {

@@ -45,10 +45,13 @@ export function responderFor(res: ServerResponse): HttpResponder {
   };
 }
 
-export function headerOf(req: IncomingMessage, name: string): string | undefined {
-  if (name === 'authorization') return everyLine(req, name);
-  const value = req.headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
+/** The header reader of `req`: repeated lines joined with ", " as fetch's Headers joins them. */
+export function headerReader(req: IncomingMessage): (name: string) => string | undefined {
+  return function readHeader(name) {
+    if (name === 'authorization') return everyLine(req, name);
+    const value = req.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
 }
 
 /**
@@ -68,7 +71,7 @@ function everyLine(req: IncomingMessage, name: string): string | undefined {
 
 /** A view for requests that are answered at once (metadata, refusals): nothing waits on its signal. */
 export function quickView(req: IncomingMessage, target: string): HttpRequestView {
-  return { method: req.method ?? 'GET', header: (name) => headerOf(req, name), target, signal: new AbortController().signal, aborted: false };
+  return { method: req.method ?? 'GET', header: headerReader(req), target, signal: new AbortController().signal, aborted: false };
 }
 
 /** The text of a body a parser produced: JSON values are written back as JSON (the core parses one message from text). */
@@ -93,6 +96,7 @@ function serveRead(core: HttpCore, view: HttpRequestView, responder: HttpRespond
  */
 class NodeRequestView implements HttpRequestView {
   readonly method: string;
+  readonly header: (name: string) => string | undefined;
   /** Made only if something looks at the signal; most requests never do. */
   private controller: AbortController | undefined;
 
@@ -102,10 +106,7 @@ class NodeRequestView implements HttpRequestView {
     readonly target: string,
   ) {
     this.method = req.method ?? 'GET';
-  }
-
-  header(name: string): string | undefined {
-    return headerOf(this.req, name);
+    this.header = headerReader(req);
   }
 
   /** node:http marks the response destroyed when its connection closes; a finished one was answered. */

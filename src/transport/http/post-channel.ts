@@ -21,6 +21,8 @@ function acceptsSse(accept: string | undefined): boolean {
  */
 export class PostChannel implements RequestChannel {
   readonly canNotify: boolean;
+  /** The request's own header reader, handed on as it is (no wrapper of this channel's). */
+  readonly header: (name: string) => string | undefined;
   /** The SSE stream, once something was sent before the response. */
   stream: SseStream | undefined;
   private log: EventLog | undefined;
@@ -33,15 +35,16 @@ export class PostChannel implements RequestChannel {
     readonly principal: string | undefined,
     readonly auth: AuthInfo | undefined,
   ) {
-    this.canNotify = acceptsSse(request.header('accept'));
+    this.header = request.header;
+    this.canNotify = acceptsSse(this.header('accept'));
   }
 
   get signal(): AbortSignal {
     return this.request.signal;
   }
 
-  header(name: string): string | undefined {
-    return this.request.header(name);
+  get gone(): boolean {
+    return this.request.aborted;
   }
 
   send(outgoing: JsonRpcNotification | JsonRpcRequest): void {
