@@ -36,10 +36,10 @@ export interface RequestParams {
 }
 
 /** Params as a caller of the client gives them: the client writes `_meta` (a caller may add keys to it). */
-export type CallerParams<M extends keyof ParamsByMethod> = WithoutMeta<ParamsByMethod[M]> & { _meta?: Record<string, unknown> };
-
-/** Params without their `_meta`, known keys kept (`Omit` would keep only the index signature: `{ name: 42 }` would pass). */
-type WithoutMeta<P> = { [K in keyof P as K extends '_meta' ? never : K]: P[K] };
+// Its known keys kept one by one: `Omit<…, '_meta'>` would keep only the index signature, and `{ name: 42 }` would pass.
+export type CallerParams<M extends keyof ParamsByMethod> = { [K in keyof ParamsByMethod[M] as K extends '_meta' ? never : K]: ParamsByMethod[M][K] } & {
+  _meta?: Record<string, unknown>;
+};
 
 export interface PaginatedRequestParams extends RequestParams {
   cursor?: Cursor;

@@ -65,6 +65,9 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
+/** How many times a node is started again on fresh ports after its port was taken meanwhile. */
+const PORT_ATTEMPTS = 5;
+
 async function pause(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -105,31 +108,54 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
   requireRedisServer();
   // Twelve distinct ports: the OS may hand a port just closed out again, and two nodes on one fail to start.
   const chosen = new Set<number>();
-  for (let n = 0; n < 1000 && chosen.size < NODES * 2; n++) chosen.add(await freePort());
+  const unchosenPort = async (): Promise<number> => {
+    for (let n = 0; n < 1000; n++) {
+      const port = await freePort();
+      if (!chosen.has(port)) {
+        chosen.add(port);
+        return port;
+      }
+    }
+    throw new Error('no free port found for a Redis Cluster node');
+  };
+  for (let n = 0; n < NODES * 2; n++) await unchosenPort();
   const ports = [...chosen].slice(0, NODES);
   const busPorts = [...chosen].slice(NODES, NODES * 2);
   const dir = mkdtempSync(join(tmpdir(), 'tessera-redis-cluster-'));
   const children = new Map<number, ChildProcess>();
 
+  /**
+   * Starts node i and waits for its PING. A port free when chosen may be taken before redis-server binds it
+   * (another test's connection gets it as its local port): then the node starts again on fresh ports.
+   */
   const startNode = async (i: number): Promise<void> => {
-    const port = ports[i]!;
-    const args = ['--port', String(port), '--cluster-port', String(busPorts[i]), '--bind', '127.0.0.1', '--protected-mode', 'yes'];
-    args.push('--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', String(nodeTimeoutMs));
-    // A replica syncs at once (no 5 s wait for others to join the transfer).
-    args.push('--dir', dir, '--save', '', '--appendonly', 'no', '--dbfilename', `dump-${port}.rdb`, '--repl-diskless-sync-delay', '0');
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (chunk: Buffer): void => void (output = (output + chunk.toString()).slice(-2000));
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    trackPid(child.pid);
-    child.once('exit', () => forgetPid(child.pid));
-    children.set(port, child);
-    for (let n = 0; n < POLLS; n++) {
-      if (await answersPing(port)) return;
-      await pause(50);
+    for (let attempt = 0; ; attempt++) {
+      const port = ports[i]!;
+      const args = ['--port', String(port), '--cluster-port', String(busPorts[i]), '--bind', '127.0.0.1', '--protected-mode', 'yes'];
+      args.push('--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', String(nodeTimeoutMs));
+      // A replica syncs at once (no 5 s wait for others to join the transfer).
+      args.push('--dir', dir, '--save', '', '--appendonly', 'no', '--dbfilename', `dump-${port}.rdb`, '--repl-diskless-sync-delay', '0');
+      const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      const keep = (chunk: Buffer): void => void (output = (output + chunk.toString()).slice(-2000));
+      child.stdout!.on('data', keep);
+      child.stderr!.on('data', keep);
+      trackPid(child.pid);
+      child.once('exit', () => forgetPid(child.pid));
+      children.set(port, child);
+      for (let n = 0; n < POLLS && child.exitCode === null; n++) {
+        if (await answersPing(port)) return;
+        await pause(50);
+      }
+      const exited = child.exitCode !== null || child.signalCode !== null;
+      if (exited && /Address already in use/.test(output) && attempt < PORT_ATTEMPTS) {
+        children.delete(port);
+        ports[i] = await unchosenPort();
+        busPorts[i] = await unchosenPort();
+        continue;
+      }
+      throw new Error(`redis-server (cluster node) did not answer on port ${port}: ${output}`);
     }
-    throw new Error(`redis-server (cluster node) did not answer on port ${port}: ${output}`);
   };
 
   const live = (): number[] => ports.filter((port) => children.get(port)?.exitCode === null && children.get(port)?.signalCode === null);
