@@ -16,6 +16,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ledgerOfSize } from './workloads/sized-ledger.js';
 
 const { values } = parseArgs({
   options: {
@@ -62,24 +63,13 @@ const { digestOf } = await import(new URL('mrtr/digest.js', here).href);
 const { generateStateKey } = await import(new URL('mrtr/keyring.js', here).href);
 const { newGeneration } = await import(new URL('stores/redemption-store.js', here).href);
 
-async function ledgerOfSize(size: number): Promise<Record<string, unknown>> {
-  const [nameDigest, colorDigest] = [await digestOf({ q: 'name' }), await digestOf({ q: 'color' })];
-  const make = (padding: string): Record<string, unknown> => ({
-    a: { name: [nameDigest, { action: 'accept', content: { name: 'Ada' } }] },
-    p: { color: colorDigest },
-    o: { reserve: [`order-7-r1${padding}`] },
-  });
-  const bare = JSON.stringify(make('')).length;
-  if (size < bare) throw new Error(`a ledger takes at least ${bare} bytes`);
-  return make('x'.repeat(size - bare));
-}
 
 // One key for both builds: each opens what the other sealed (checked below).
 const keyText: string = generateStateKey('k1');
 const builds: Build[] = [await load('this build', here, keyText)];
 if (values.against) builds.unshift(await load(`against ${values.against}`, pathToFileURL(resolve(values.against) + '/'), keyText));
 
-const ledger = await ledgerOfSize(Number(values.bytes));
+const ledger = await ledgerOfSize(Number(values.bytes), digestOf);
 const claims: Claims = { method: 'tools/call', target: 'wizard', args: await digestOf({ order: 'order-7' }), principal: '', audience: 'tessera-bench' };
 const generation: string = newGeneration();
 

@@ -22,6 +22,7 @@ import { StateSealer, type StateClaims } from '../../src/mrtr/sealed-state.js';
 import { platformCrypto } from '../../src/platform/crypto.js';
 import { webCryptoPort } from '../../src/platform/web-crypto.js';
 import { newGeneration } from '../../src/stores/redemption-store.js';
+import { ledgerOfSize } from './sized-ledger.js';
 
 const { values } = parseArgs({
   options: { system: { type: 'string' }, bytes: { type: 'string', default: '200' }, seconds: { type: 'string', default: '1' }, crypto: { type: 'string', default: 'platform' } },
@@ -30,18 +31,6 @@ const bytes = Number(values.bytes);
 const seconds = Number(values.seconds);
 const WARMUP_SECONDS = 0.3;
 
-/** A ledger like the wizard's after round 2, padded (inside the `once` result) to exactly `size` bytes of JSON. */
-async function ledgerOfSize(size: number): Promise<Record<string, unknown>> {
-  const [nameDigest, colorDigest] = [await digestOf({ q: 'name' }), await digestOf({ q: 'color' })];
-  const make = (padding: string): Record<string, unknown> => ({
-    a: { name: [nameDigest, { action: 'accept', content: { name: 'Ada' } }] },
-    p: { color: colorDigest },
-    o: { reserve: [`order-7-r1${padding}`] },
-  });
-  const bare = JSON.stringify(make('')).length;
-  if (size < bare) throw new Error(`a ledger takes at least ${bare} bytes`);
-  return make('x'.repeat(size - bare));
-}
 
 interface Subject {
   /** One seal + open; returns the token length, throws when the state does not come back. */
@@ -93,7 +82,7 @@ async function loop(subject: Subject, forSeconds: number): Promise<{ ops: number
   return { ops, seconds: (performance.now() - started) / 1000, tokenBytes };
 }
 
-const ledger = await ledgerOfSize(bytes);
+const ledger = await ledgerOfSize(bytes, digestOf);
 const subject = values.system === 'tessera' ? await tesseraSubject(ledger) : values.system === 'official' ? officialSubject(ledger) : undefined;
 if (!subject) throw new Error('--system must be tessera or official');
 await loop(subject, WARMUP_SECONDS);
