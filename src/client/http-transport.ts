@@ -145,7 +145,8 @@ export class HttpClientTransport implements ClientTransport {
     const limit = this.options.reissueLimit ?? 2;
     // One limit for the request, however many times it is sent or resumed.
     const deadline = new Deadline(options.timeoutMs);
-    const busy = new BusyRetries(this.url, this.options.busyRetry || undefined);
+    // Made only when a server asks to be tried again later: most requests never need it.
+    let busy: BusyRetries | undefined;
     let attempt = message;
     for (let tries = 0; ; ) {
       try {
@@ -153,6 +154,7 @@ export class HttpClientTransport implements ClientTransport {
       } catch (error) {
         if (error instanceof RetryLater) {
           // Refused before any work: the same request again, once the server's wait is over (or the error saying why not).
+          busy ??= new BusyRetries(this.url, this.options.busyRetry || undefined);
           await this.waitOut(busy.next(error, deadline), options.signal);
           continue;
         }

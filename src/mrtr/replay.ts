@@ -93,8 +93,7 @@ export class ReplayInteraction implements Interaction {
 
   /** Claims the round before its first `once` step runs (made at most once per run). */
   private claimed: Promise<Result | undefined> | undefined;
-  /** Whether this run redeemed its round's state (a `once` step ran): its answer is then kept for a replay. */
-  claimedRound = false;
+  private redeemedRound = false;
 
   constructor(
     private readonly ledger: Ledger,
@@ -107,6 +106,11 @@ export class ReplayInteraction implements Interaction {
     this.answers = { ...ledger.a };
     this.onceResults = { ...ledger.o };
     this.retries = { ...ledger.r };
+  }
+
+  /** Whether this run redeemed its round's state (a `once` step ran): its answer is then kept for a replay. Only `once` sets it. */
+  get claimedRound(): boolean {
+    return this.redeemedRound;
   }
 
   get state(): JsonValue | undefined {
@@ -214,7 +218,7 @@ export class ReplayInteraction implements Interaction {
           this.markReplayed?.(new Replayed(answered));
           return new Promise<never>(() => {});
         }
-        this.claimedRound = true;
+        this.redeemedRound = true;
       }
       this.onceRan.push(name);
       const value = await fn();
